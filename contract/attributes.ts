@@ -1,0 +1,98 @@
+import { CONTINUATION_KINDS, EFFECTS, GUARD_DECISIONS, MUTATION_BASES, RESULT_STATUSES } from './codes.ts';
+
+/**
+ * Span attribute and event names: the data contract of the whole pipeline.
+ * Every stage imports these constants; no attribute literal appears anywhere else.
+ * Documented in docs/semantic-conventions.md; bump SEMCONV_VERSION on any change.
+ */
+export const SEMCONV_VERSION = '1.0.0' as const;
+
+/** OpenTelemetry GenAI semantic conventions used on tool spans. */
+export const GenAi = {
+  OPERATION_NAME: 'gen_ai.operation.name',
+  TOOL_NAME: 'gen_ai.tool.name',
+  TOOL_CALL_ID: 'gen_ai.tool.call.id',
+  TOOL_TYPE: 'gen_ai.tool.type',
+  TOOL_CALL_ARGUMENTS: 'gen_ai.tool.call.arguments',
+  TOOL_CALL_RESULT: 'gen_ai.tool.call.result',
+  CONVERSATION_ID: 'gen_ai.conversation.id',
+  AGENT_NAME: 'gen_ai.agent.name',
+  AGENT_ID: 'gen_ai.agent.id',
+} as const;
+
+/** The value of `gen_ai.operation.name` on tool spans. */
+export const EXECUTE_TOOL = 'execute_tool' as const;
+
+/** Span name of a tool call: `execute_tool {tool name}`. */
+export function toolSpanName(toolName: string): string {
+  return `${EXECUTE_TOOL} ${toolName}`;
+}
+
+/** tooltrail's own attributes. */
+export const Attr = {
+  EFFECT: 'tooltrail.effect',
+  RESULT_STATUS: 'tooltrail.result.status',
+  RESULT_COMPLETE: 'tooltrail.result.complete',
+  RESULT_REASONS: 'tooltrail.result.reasons',
+  RESULT_ITEM_COUNT: 'tooltrail.result.item_count',
+  RESULT_CONTINUATION: 'tooltrail.result.continuation',
+  SCOPE_RESOURCE: 'tooltrail.scope.resource',
+  SCOPE_VISIBILITY: 'tooltrail.scope.visibility',
+  SCOPE_SNAPSHOT: 'tooltrail.scope.snapshot',
+  WARNINGS: 'tooltrail.warnings',
+  MUTATION_BASIS: 'tooltrail.mutation.basis',
+  MUTATION_TARGET_COUNT: 'tooltrail.mutation.target_count',
+  MUTATION_EVIDENCE_SNAPSHOTS: 'tooltrail.mutation.evidence_snapshots',
+  /** Tool call ids (`gen_ai.tool.call.id`) of the reads a mutation relied on. */
+  MUTATION_EVIDENCE_CALL_IDS: 'tooltrail.mutation.evidence_call_ids',
+  GUARD_DECISION: 'tooltrail.guard.decision',
+  /** Per-session, strictly increasing from 1: a missing number is a missing span. */
+  SESSION_SEQUENCE: 'tooltrail.session.sequence',
+  /** Stamped by the collector from the credential; never trusted from the payload. */
+  TENANT: 'tooltrail.tenant',
+  /** Version of these conventions the emitter followed. */
+  SEMCONV_VERSION: 'tooltrail.semconv.version',
+} as const;
+
+export type AttrName = (typeof Attr)[keyof typeof Attr];
+
+/** Span event carrying one warning's details. */
+export const WarningEvent = {
+  NAME: 'tooltrail.warning',
+  CODE: 'code',
+  MESSAGE: 'message',
+  SOURCE: 'source',
+} as const;
+
+/** Expected OTLP value type of every tooltrail attribute; the collector rejects spans that differ. */
+export type AttrValueType = 'string' | 'bool' | 'int' | 'string[]';
+
+export const ATTRIBUTE_TYPES: Readonly<Record<AttrName, AttrValueType>> = {
+  [Attr.EFFECT]: 'string',
+  [Attr.RESULT_STATUS]: 'string',
+  [Attr.RESULT_COMPLETE]: 'bool',
+  [Attr.RESULT_REASONS]: 'string[]',
+  [Attr.RESULT_ITEM_COUNT]: 'int',
+  [Attr.RESULT_CONTINUATION]: 'string',
+  [Attr.SCOPE_RESOURCE]: 'string',
+  [Attr.SCOPE_VISIBILITY]: 'string',
+  [Attr.SCOPE_SNAPSHOT]: 'string',
+  [Attr.WARNINGS]: 'string[]',
+  [Attr.MUTATION_BASIS]: 'string',
+  [Attr.MUTATION_TARGET_COUNT]: 'int',
+  [Attr.MUTATION_EVIDENCE_SNAPSHOTS]: 'string[]',
+  [Attr.MUTATION_EVIDENCE_CALL_IDS]: 'string[]',
+  [Attr.GUARD_DECISION]: 'string',
+  [Attr.SESSION_SEQUENCE]: 'int',
+  [Attr.TENANT]: 'string',
+  [Attr.SEMCONV_VERSION]: 'string',
+};
+
+/** Allowed values of the enumerated string attributes, for validation at every stage. */
+export const ENUM_VALUES: Readonly<Partial<Record<AttrName, readonly string[]>>> = {
+  [Attr.EFFECT]: EFFECTS,
+  [Attr.RESULT_STATUS]: RESULT_STATUSES,
+  [Attr.RESULT_CONTINUATION]: CONTINUATION_KINDS,
+  [Attr.MUTATION_BASIS]: MUTATION_BASES,
+  [Attr.GUARD_DECISION]: GUARD_DECISIONS,
+};

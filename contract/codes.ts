@@ -1,0 +1,54 @@
+/**
+ * Stable codes of the completeness contract. Programs branch on these; humans read the message beside them.
+ * Adding a code is a minor semconv version; renaming or removing one is a major one.
+ */
+
+/** Why a result is not complete. Any reason makes `complete` false. */
+export const REASON_CODES = [
+  'MORE_PAGES_AVAILABLE',
+  'RESULT_LIMIT_REACHED',
+  'TIME_BUDGET_EXCEEDED',
+  'SOURCE_UNAVAILABLE',
+  'VISIBILITY_RESTRICTED',
+  /** The wrapper's own page/item/time cap: the case teams forget. */
+  'CLIENT_LIMIT_REACHED',
+  'CURSOR_EXPIRED',
+  'RATE_LIMITED',
+  /** The tool said nothing about completeness: counts as incomplete, never as complete. */
+  'COMPLETENESS_UNKNOWN',
+] as const;
+export type ReasonCode = (typeof REASON_CODES)[number];
+
+/** Confidence, freshness, interpretation. Never make a result incomplete by themselves. */
+export const WARNING_CODES = [
+  'STALE_INDEX',
+  'PARTIAL_FIELD_SET',
+  'DEFAULT_SCOPE_APPLIED',
+  'SORT_OVERRIDDEN',
+  'VALUE_NORMALIZED',
+  'DEPRECATED_FIELD',
+] as const;
+export type WarningCode = (typeof WARNING_CODES)[number];
+
+export const CONTINUATION_KINDS = [
+  'next_cursor',
+  'retry_after',
+  'narrow_query',
+  'retry_with_deadline',
+  'none',
+] as const;
+export type ContinuationKind = (typeof CONTINUATION_KINDS)[number];
+
+/** `partial` marks usable data with a limit; `error` marks no usable data. */
+export const RESULT_STATUSES = ['complete', 'partial', 'error'] as const;
+export type ResultStatus = (typeof RESULT_STATUSES)[number];
+
+export const EFFECTS = ['read', 'mutation'] as const;
+export type Effect = (typeof EFFECTS)[number];
+
+/** `presence`: acts on items it saw. `absence`: acts on what a read did not return. */
+export const MUTATION_BASES = ['presence', 'absence'] as const;
+export type MutationBasis = (typeof MUTATION_BASES)[number];
+
+export const GUARD_DECISIONS = ['allowed', 'refused', 'review_requested'] as const;
+export type GuardDecision = (typeof GUARD_DECISIONS)[number];

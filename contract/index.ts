@@ -1,0 +1,3 @@
+/** The shared contract: codes and attribute names. Every stage imports from here and nowhere else. */
+export * from './attributes.ts';
+export * from './codes.ts';

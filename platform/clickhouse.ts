@@ -1,0 +1,43 @@
+/**
+ * The one ClickHouse client module: every stage gets its client here, so switching transport or adding
+ * settings is a change to this file only.
+ */
+import { type ClickHouseClient, createClient } from '@clickhouse/client';
+
+export type { ClickHouseClient } from '@clickhouse/client';
+
+export interface ClickHouseOptions {
+  url: string;
+  user?: string;
+  password?: string;
+  database?: string;
+  /** Per-request timeout; inserts of large batches may need more. */
+  requestTimeoutMs?: number;
+  /** Extra server settings sent with every query. */
+  settings?: Record<string, string | number>;
+}
+
+export const DEFAULT_CLICKHOUSE_REQUEST_TIMEOUT_MS = 30_000;
+
+export function createClickHouse(options: ClickHouseOptions): ClickHouseClient {
+  return createClient({
+    url: options.url,
+    username: options.user ?? 'default',
+    password: options.password ?? '',
+    database: options.database ?? 'default',
+    request_timeout: options.requestTimeoutMs ?? DEFAULT_CLICKHOUSE_REQUEST_TIMEOUT_MS,
+    clickhouse_settings: options.settings ?? {},
+    // Inserts are acknowledged by us only once ClickHouse acknowledged them; no client-side retry surprises.
+    keep_alive: { enabled: true },
+  });
+}
+
+/** True when the server answers `/ping`. */
+export async function pingClickHouse(url: string, timeoutMs = 2_000): Promise<boolean> {
+  try {
+    const res = await fetch(new URL('/ping', url), { signal: AbortSignal.timeout(timeoutMs) });
+    return res.ok;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,53 @@
+import type { KafkaClient } from './client.ts';
+
+export interface TopicSpec {
+  topic: string;
+  numPartitions?: number;
+  replicationFactor?: number;
+  configEntries?: { name: string; value: string }[];
+}
+
+/** Creates the topics that do not exist yet; existing ones are left as they are. */
+export async function ensureTopics(kafka: KafkaClient, topics: TopicSpec[]): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const existing = new Set(await admin.listTopics());
+    const missing = topics.filter((t) => !existing.has(t.topic));
+    if (missing.length > 0) {
+      await admin.createTopics({
+        waitForLeaders: true,
+        topics: missing.map((t) => ({
+          topic: t.topic,
+          numPartitions: t.numPartitions ?? 1,
+          replicationFactor: t.replicationFactor ?? 1,
+          configEntries: t.configEntries ?? [],
+        })),
+      });
+    }
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+export async function deleteTopics(kafka: KafkaClient, topics: string[]): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.deleteTopics({ topics });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** The cluster id and broker count, or an error naming why the cluster is unreachable. */
+export async function describeCluster(kafka: KafkaClient): Promise<{ clusterId: string; brokers: number }> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const d = await admin.describeCluster();
+    return { clusterId: d.clusterId, brokers: d.brokers.length };
+  } finally {
+    await admin.disconnect();
+  }
+}

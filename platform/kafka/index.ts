@@ -1,0 +1,5 @@
+/** Our one Kafka module. Nothing outside platform/kafka/ imports kafkajs. */
+export * from './admin.ts';
+export * from './client.ts';
+export * from './consumer.ts';
+export * from './producer.ts';
