@@ -5,6 +5,7 @@
 import { Command } from 'commander';
 import { ConfigError } from '../services/config.ts';
 import { ServiceError } from '../services/errors.ts';
+import { registerMigrateCommand } from './migrate.ts';
 import { registerServicesCommand } from './services.ts';
 
 const program = new Command('tooltrail')
@@ -13,6 +14,7 @@ const program = new Command('tooltrail')
   .showHelpAfterError();
 
 registerServicesCommand(program);
+registerMigrateCommand(program);
 
 try {
   await program.parseAsync(process.argv);

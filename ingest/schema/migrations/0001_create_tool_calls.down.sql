@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS {{database}}.tool_calls {{on_cluster}};

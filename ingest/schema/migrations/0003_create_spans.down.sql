@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS {{database}}.spans {{on_cluster}};

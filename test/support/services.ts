@@ -1,0 +1,73 @@
+/**
+ * Test access to the real services. A missing service FAILS the test with a message naming it and how to start
+ * it: a test that silently skips is a defect.
+ */
+import { randomBytes } from 'node:crypto';
+import { DEFAULT_RETENTION_DAYS, type SchemaConfig } from '../../ingest/schema/config.ts';
+import { migrateUp } from '../../ingest/schema/migrations.ts';
+import { type ClickHouseClient, createClickHouse, pingClickHouse } from '../../platform/clickhouse.ts';
+import { createKafkaClient, describeCluster, type KafkaClient } from '../../platform/kafka/index.ts';
+import { alertmanagerReady } from '../../services/alertmanager/alertmanager.ts';
+import { loadServicesConfig, type ServicesConfig } from '../../services/config.ts';
+
+export const services: ServicesConfig = loadServicesConfig();
+
+const HOW = 'start it with `node bin/tooltrail.js services up` (npm test does this for you)';
+
+export function uniqueName(prefix: string): string {
+  return `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
+}
+
+export async function requireClickHouse(): Promise<void> {
+  if (!(await pingClickHouse(services.clickhouse.url))) {
+    throw new Error(`ClickHouse is not reachable at ${services.clickhouse.url}: ${HOW}`);
+  }
+}
+
+export async function requireKafka(): Promise<KafkaClient> {
+  const kafka = createKafkaClient({ brokers: services.kafka.brokers, clientId: 'tooltrail-test', quiet: true });
+  try {
+    await describeCluster(
+      createKafkaClient({ brokers: services.kafka.brokers, clientId: 'tooltrail-test-probe', retries: 0, quiet: true }),
+    );
+  } catch {
+    throw new Error(`Kafka is not reachable at ${services.kafka.brokers.join(',')}: ${HOW}`);
+  }
+  return kafka;
+}
+
+export async function requireAlertmanager(): Promise<string> {
+  if (!(await alertmanagerReady(services.alertmanager.url))) {
+    throw new Error(`Alertmanager is not reachable at ${services.alertmanager.url}: ${HOW}`);
+  }
+  return services.alertmanager.url;
+}
+
+export interface TestDatabase {
+  ch: ClickHouseClient;
+  schema: SchemaConfig;
+  database: string;
+  drop(): Promise<void>;
+}
+
+/** A fresh database with every migration applied; `drop()` removes it and closes the client. */
+export async function freshDatabase(prefix = 'tt_test'): Promise<TestDatabase> {
+  await requireClickHouse();
+  const database = uniqueName(prefix);
+  const schema: SchemaConfig = { database, retentionDays: DEFAULT_RETENTION_DAYS };
+  const ch = createClickHouse({
+    url: services.clickhouse.url,
+    user: services.clickhouse.user,
+    password: services.clickhouse.password,
+  });
+  await migrateUp(ch, schema);
+  return {
+    ch,
+    schema,
+    database,
+    async drop() {
+      await ch.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+      await ch.close();
+    },
+  };
+}
