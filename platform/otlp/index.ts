@@ -1,0 +1,18 @@
+/**
+ * Our one OTLP module: decodes and encodes OTLP trace protobuf with the OpenTelemetry project's own generated code,
+ * converts OTLP/JSON, and encodes `google.rpc.Status`. The collector and the ingest use it; nothing else loads
+ * OTLP protobuf code.
+ */
+export * from './json.ts';
+export {
+  type CheckedDecode,
+  decodeExportTraceServiceRequest,
+  decodeExportTraceServiceRequestChecked,
+  decodeExportTraceServiceResponse,
+  encodeExportTraceServiceRequest,
+  encodeExportTraceServiceResponse,
+  OtlpDecodeError,
+} from './protobuf.ts';
+export * from './rpc-status.ts';
+export type * from './types.ts';
+export * from './values.ts';

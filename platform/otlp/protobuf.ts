@@ -1,0 +1,190 @@
+/**
+ * OTLP protobuf encode/decode with the OpenTelemetry project's own protobufjs-generated code, taken from
+ * `@opentelemetry/otlp-transformer@0.216.0` (installed under the alias `otlp-transformer-216`): 0.217.0, which the
+ * exporters use, ships generated code for metrics only (it serializes traces by hand and cannot decode them).
+ * Both generated roots register themselves on protobufjs' shared `roots.default`; we load ours into a private
+ * root so that neither overwrites the other's namespace, whatever the load order.
+ */
+import { isUtf8 } from 'node:buffer';
+import { createRequire } from 'node:module';
+import type {
+  ExportTraceServiceRequest,
+  ExportTraceServiceResponse,
+  InstrumentationScope,
+  Resource,
+  ResourceSpans,
+  ScopeSpans,
+  Span,
+} from './types.ts';
+
+const ROOT_MODULE = 'otlp-transformer-216/build/src/generated/root.js';
+
+interface ProtobufWriter {
+  uint32(v: number): ProtobufWriter;
+  int32(v: number): ProtobufWriter;
+  string(v: string): ProtobufWriter;
+  finish(): Uint8Array;
+}
+
+interface ProtobufReaderInstance {
+  buf: Uint8Array;
+  pos: number;
+  len: number;
+  uint32(): number;
+  int32(): number;
+  string(): string;
+  skipType(wireType: number): ProtobufReaderInstance;
+}
+
+interface ProtobufMinimal {
+  roots: Record<string, unknown>;
+  BufferReader: new (buf: Buffer) => ProtobufReaderInstance;
+  Reader: { create(buf: Uint8Array): ProtobufReaderInstance };
+  Writer: { create(): ProtobufWriter };
+  util: {
+    Long: { fromString(s: string, unsigned?: boolean): unknown; fromNumber(n: number, unsigned?: boolean): unknown };
+  };
+}
+
+type Decoder = (reader: ProtobufReaderInstance | Uint8Array, length?: number, error?: number) => object;
+
+interface GeneratedType<T> {
+  encode(message: T, writer?: ProtobufWriter): ProtobufWriter;
+  decode: Decoder;
+}
+
+interface GeneratedRoot {
+  opentelemetry: {
+    proto: {
+      collector: {
+        trace: {
+          v1: {
+            ExportTraceServiceRequest: GeneratedType<ExportTraceServiceRequest>;
+            ExportTraceServiceResponse: GeneratedType<ExportTraceServiceResponse>;
+          };
+        };
+      };
+      trace: {
+        v1: {
+          ResourceSpans: GeneratedType<ResourceSpans>;
+          ScopeSpans: GeneratedType<ScopeSpans>;
+          Span: GeneratedType<Span>;
+        };
+      };
+      resource: { v1: { Resource: GeneratedType<Resource> } };
+      common: { v1: { InstrumentationScope: GeneratedType<InstrumentationScope> } };
+    };
+  };
+}
+
+const requireHere = createRequire(import.meta.url);
+const rootPath = requireHere.resolve(ROOT_MODULE);
+/** The protobufjs instance the generated code itself requires (resolved from its folder, so it is the same one). */
+export const protobuf = createRequire(rootPath)('protobufjs/minimal') as ProtobufMinimal;
+
+function loadIsolatedRoot(): GeneratedRoot {
+  const shared = protobuf.roots.default;
+  protobuf.roots.default = {};
+  try {
+    return createRequire(import.meta.url)(rootPath) as GeneratedRoot;
+  } finally {
+    if (shared === undefined) delete protobuf.roots.default;
+    else protobuf.roots.default = shared;
+  }
+}
+
+const root = loadIsolatedRoot();
+const collectorV1 = root.opentelemetry.proto.collector.trace.v1;
+const traceV1 = root.opentelemetry.proto.trace.v1;
+
+/**
+ * A reader that refuses strings running past the end of the input (protobufjs silently truncates them) and counts
+ * strings that are not valid UTF-8 (protobufjs silently replaces their bytes), so validation can reject exactly
+ * the spans that carry them.
+ */
+class CheckedReader extends protobuf.BufferReader {
+  invalidUtf8 = 0;
+  override string(): string {
+    const length = this.uint32();
+    const start = this.pos;
+    const end = start + length;
+    if (end > this.len) throw new RangeError(`index out of range: ${start} + ${length} > ${this.len}`);
+    this.pos = end;
+    const bytes = (this.buf as Buffer).subarray(start, end);
+    if (!isUtf8(bytes)) this.invalidUtf8++;
+    return bytes.toString('utf8');
+  }
+}
+
+/** Invalid UTF-8 strings found inside each decoded message (span, scope, resource, and their containers). */
+const invalidUtf8Counts = new WeakMap<object, number>();
+
+// Record, per message of these types, how many invalid strings its decoding met (its nested messages included).
+for (const type of [
+  traceV1.ResourceSpans,
+  traceV1.ScopeSpans,
+  traceV1.Span,
+  root.opentelemetry.proto.resource.v1.Resource,
+  root.opentelemetry.proto.common.v1.InstrumentationScope,
+] as GeneratedType<unknown>[]) {
+  const decode = type.decode;
+  type.decode = function decodeCounting(reader, length, error) {
+    if (!(reader instanceof CheckedReader)) return decode.call(this, reader, length, error);
+    const before = reader.invalidUtf8;
+    const message = decode.call(this, reader, length, error);
+    if (reader.invalidUtf8 !== before) invalidUtf8Counts.set(message, reader.invalidUtf8 - before);
+    return message;
+  };
+}
+
+export class OtlpDecodeError extends Error {
+  override name = 'OtlpDecodeError';
+}
+
+function toBuffer(bytes: Uint8Array): Buffer {
+  return Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+}
+
+export interface CheckedDecode {
+  request: ExportTraceServiceRequest;
+  /**
+   * How many strings that are not valid UTF-8 a decoded ResourceSpans, ScopeSpans, Span, Resource or
+   * InstrumentationScope holds, nested messages included (0 for the clean ones).
+   */
+  invalidUtf8(message: object): number;
+}
+
+/** Decodes and reports invalid UTF-8 per message; throws OtlpDecodeError when the bytes are not this message. */
+export function decodeExportTraceServiceRequestChecked(bytes: Uint8Array): CheckedDecode {
+  const reader = new CheckedReader(toBuffer(bytes));
+  let request: ExportTraceServiceRequest;
+  try {
+    request = collectorV1.ExportTraceServiceRequest.decode(reader) as ExportTraceServiceRequest;
+  } catch (err) {
+    throw new OtlpDecodeError(`not a valid ExportTraceServiceRequest: ${(err as Error).message}`);
+  }
+  if (reader.invalidUtf8 === 0) return { request, invalidUtf8: () => 0 };
+  return { request, invalidUtf8: (m) => invalidUtf8Counts.get(m) ?? 0 };
+}
+
+/** Decodes an OTLP protobuf `ExportTraceServiceRequest` (a Kafka message value); throws OtlpDecodeError. */
+export function decodeExportTraceServiceRequest(bytes: Uint8Array): ExportTraceServiceRequest {
+  return decodeExportTraceServiceRequestChecked(bytes).request;
+}
+
+/** Encodes an `ExportTraceServiceRequest` (plain objects or decoded messages) to OTLP protobuf. */
+export function encodeExportTraceServiceRequest(message: ExportTraceServiceRequest): Uint8Array {
+  return collectorV1.ExportTraceServiceRequest.encode(message).finish();
+}
+
+export function encodeExportTraceServiceResponse(message: ExportTraceServiceResponse): Uint8Array {
+  return collectorV1.ExportTraceServiceResponse.encode(message).finish();
+}
+
+export function decodeExportTraceServiceResponse(bytes: Uint8Array): ExportTraceServiceResponse {
+  try {
+    return collectorV1.ExportTraceServiceResponse.decode(toBuffer(bytes)) as ExportTraceServiceResponse;
+  } catch (err) {
+    throw new OtlpDecodeError(`not a valid ExportTraceServiceResponse: ${(err as Error).message}`);
+  }
+}
