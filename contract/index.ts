@@ -1,3 +1,4 @@
 /** The shared contract: codes and attribute names. Every stage imports from here and nowhere else. */
 export * from './attributes.ts';
 export * from './codes.ts';
+export * from './resource.ts';

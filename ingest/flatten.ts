@@ -1,0 +1,550 @@
+/**
+ * ExportTraceServiceRequest -> table rows. A tool span (`gen_ai.operation.name` = `execute_tool`) becomes one
+ * `tool_calls` row plus one `tool_call_warnings` row per `tooltrail.warning` event; every other span becomes one
+ * `spans` row (otel_traces-shaped). Pure and deterministic: the same request always gives the same rows in the same
+ * order, which the exactly-once deduplication tokens rely on.
+ *
+ * A span that cannot be stored faithfully (no tenant, a missing or malformed trace/span id) is not dropped
+ * silently: it is returned in `rejected` with a reason code, for the caller to dead-letter and count.
+ */
+import {
+  ATTRIBUTE_TYPES,
+  Attr,
+  type AttrName,
+  EXECUTE_TOOL,
+  GenAi,
+  OtelResource,
+  WarningEvent,
+} from '../contract/index.ts';
+import type {
+  AnyValue,
+  ExportTraceServiceRequest,
+  Int64,
+  KeyValue,
+  ResourceSpans,
+  ScopeSpans,
+  Span,
+} from '../platform/otlp/index.ts';
+import type { NanoTime, Rows, SpanRow, StringMap, ToolCallRow, WarningRow } from './rows.ts';
+import { emptyRows } from './rows.ts';
+
+export const REJECT_REASONS = ['missing_tenant', 'invalid_trace_id', 'invalid_span_id'] as const;
+export type RejectReason = (typeof REJECT_REASONS)[number];
+
+export interface RejectedSpan {
+  reason: RejectReason;
+  /** Where the span sits in the request, to rebuild a request of only the rejected spans. */
+  resourceIndex: number;
+  scopeIndex: number;
+  spanIndex: number;
+}
+
+export interface FlattenResult extends Rows {
+  rejected: RejectedSpan[];
+}
+
+export interface FlattenOptions {
+  /** The authenticated tenant (direct mode): overrides whatever the resource says. */
+  tenant?: string;
+  /**
+   * Tenant for spans whose resource carries no `tooltrail.tenant` (e.g. written to Kafka by a plain OpenTelemetry
+   * Collector). Unset: such spans are rejected with `missing_tenant`, never guessed.
+   */
+  defaultTenant?: string;
+}
+
+const SPAN_KINDS = ['Unspecified', 'Internal', 'Server', 'Client', 'Producer', 'Consumer'];
+const STATUS_CODES = ['Unset', 'Ok', 'Error'];
+
+// ---------------------------------------------------------------------------------------------- values
+
+const TWO_POW_32 = 4294967296n;
+
+/** A fixed64/int64 as bigint (Long, number or decimal string). */
+function toBigInt(v: Int64 | null | undefined, unsigned: boolean): bigint {
+  if (v === null || v === undefined) return 0n;
+  if (typeof v === 'number') return BigInt(Math.trunc(v));
+  if (typeof v === 'string') return BigInt(v);
+  const bits = BigInt(v.high >>> 0) * TWO_POW_32 + BigInt(v.low >>> 0);
+  return unsigned || v.unsigned ? bits : BigInt.asIntN(64, bits);
+}
+
+/** Decimal string of an int64 AnyValue; the common small values avoid bigint. */
+function int64Text(v: Int64): string {
+  if (typeof v === 'number') return String(Math.trunc(v));
+  if (typeof v === 'string') return v;
+  if ((v.high === 0 && v.low >= 0) || (v.high === -1 && v.low < 0 && !v.unsigned)) return String(v.low);
+  return toBigInt(v, false).toString();
+}
+
+const NANO_PAD = '000000000';
+
+/** Unix nanoseconds -> the DateTime64(9) text form, exact. */
+export function nanoTime(ns: bigint): NanoTime {
+  if (ns <= 0n) return '0.000000000';
+  const s = ns.toString();
+  if (s.length <= 9) return `0.${NANO_PAD.slice(s.length)}${s}`;
+  return `${s.slice(0, -9)}.${s.slice(-9)}`;
+}
+
+function base64(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+}
+
+function hex(bytes: Uint8Array | null | undefined): string {
+  if (!bytes || bytes.length === 0) return '';
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex');
+}
+
+/** An id of exactly `length` bytes, not all zero (the OTLP definition of a valid id), as lowercase hex. */
+function validId(bytes: Uint8Array | null | undefined, length: number): string | undefined {
+  if (!bytes || bytes.length !== length) return undefined;
+  for (let i = 0; i < length; i++) if (bytes[i] !== 0) return hex(bytes);
+  return undefined;
+}
+
+/** An AnyValue as a JSON value (for arrays and maps inside one map entry). */
+function jsonValue(v: AnyValue | null | undefined): unknown {
+  if (!v) return null;
+  if (v.stringValue != null) return v.stringValue;
+  if (v.boolValue != null) return v.boolValue;
+  if (v.intValue != null) {
+    const text = int64Text(v.intValue);
+    const n = Number(text);
+    return Number.isSafeInteger(n) ? n : text;
+  }
+  if (v.doubleValue != null) return Number.isFinite(v.doubleValue) ? v.doubleValue : String(v.doubleValue);
+  if (v.arrayValue != null) return v.arrayValue.values.map(jsonValue);
+  if (v.kvlistValue != null) {
+    const o: Record<string, unknown> = {};
+    for (const kv of v.kvlistValue.values) if (kv.key != null) o[kv.key] = jsonValue(kv.value);
+    return o;
+  }
+  if (v.bytesValue != null) return base64(v.bytesValue);
+  return null;
+}
+
+/** An AnyValue as one map entry: scalars as text, arrays and key-value lists as JSON, bytes as base64. */
+export function valueText(v: AnyValue | null | undefined): string {
+  if (!v) return '';
+  if (v.stringValue != null) return v.stringValue;
+  if (v.boolValue != null) return v.boolValue ? 'true' : 'false';
+  if (v.intValue != null) return int64Text(v.intValue);
+  if (v.doubleValue != null) return String(v.doubleValue);
+  if (v.arrayValue != null || v.kvlistValue != null) return JSON.stringify(jsonValue(v));
+  if (v.bytesValue != null) return base64(v.bytesValue);
+  return '';
+}
+
+function attributeMap(list: KeyValue[] | null | undefined): StringMap {
+  const m: StringMap = {};
+  if (!list) return m;
+  for (const kv of list) if (kv.key != null) m[kv.key] = valueText(kv.value);
+  return m;
+}
+
+function findString(list: KeyValue[] | null | undefined, key: string): string | undefined {
+  if (!list) return undefined;
+  for (const kv of list) if (kv.key === key) return kv.value?.stringValue ?? undefined;
+  return undefined;
+}
+
+/** The strings of a string[] value; undefined when it is not an array of strings only. */
+function stringArray(v: AnyValue | null | undefined): string[] | undefined {
+  const values = v?.arrayValue?.values;
+  if (!values) return undefined;
+  const out: string[] = new Array(values.length);
+  for (let i = 0; i < values.length; i++) {
+    const s = values[i]?.stringValue;
+    if (s == null) return undefined;
+    out[i] = s;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------- tool spans
+
+/** Attributes that become typed columns of tool_calls (everything else goes to the `attributes` map). */
+type TypedKey = AttrName | (typeof GenAi)[keyof typeof GenAi];
+
+const TOOL_COLUMNS_BY_ATTRIBUTE: ReadonlySet<string> = new Set<TypedKey>([
+  GenAi.OPERATION_NAME,
+  GenAi.TOOL_NAME,
+  GenAi.TOOL_CALL_ID,
+  GenAi.CONVERSATION_ID,
+  GenAi.AGENT_NAME,
+  GenAi.AGENT_ID,
+  Attr.EFFECT,
+  Attr.RESULT_STATUS,
+  Attr.RESULT_COMPLETE,
+  Attr.RESULT_REASONS,
+  Attr.RESULT_ITEM_COUNT,
+  Attr.RESULT_CONTINUATION,
+  Attr.SCOPE_RESOURCE,
+  Attr.SCOPE_VISIBILITY,
+  Attr.SCOPE_SNAPSHOT,
+  Attr.WARNINGS,
+  Attr.MUTATION_BASIS,
+  Attr.MUTATION_TARGET_COUNT,
+  Attr.MUTATION_EVIDENCE_SNAPSHOTS,
+  Attr.MUTATION_EVIDENCE_CALL_IDS,
+  Attr.GUARD_DECISION,
+  Attr.SESSION_SEQUENCE,
+]);
+
+/** The GenAi string attributes, which the contract does not type (they are OTel's). */
+const GENAI_STRINGS: ReadonlySet<string> = new Set(Object.values(GenAi));
+
+/**
+ * Puts a typed attribute into its column. Returns false when its value is not of the contract's type: the
+ * column keeps its default (for `complete`: false, not reported) and the raw value stays in `attributes`.
+ */
+function setTypedColumn(row: ToolCallRow, key: string, v: AnyValue): boolean {
+  const expected = GENAI_STRINGS.has(key) ? 'string' : ATTRIBUTE_TYPES[key as AttrName];
+  switch (expected) {
+    case 'string': {
+      const s = v.stringValue;
+      if (s == null) return false;
+      switch (key) {
+        case GenAi.OPERATION_NAME:
+          return true;
+        case GenAi.TOOL_NAME:
+          row.tool_name = s;
+          return true;
+        case GenAi.TOOL_CALL_ID:
+          row.tool_call_id = s;
+          return true;
+        case GenAi.CONVERSATION_ID:
+          row.session_id = s;
+          return true;
+        case GenAi.AGENT_NAME:
+          row.agent_name = s;
+          return true;
+        case GenAi.AGENT_ID:
+          row.agent_id = s;
+          return true;
+        case Attr.EFFECT:
+          row.effect = s;
+          return true;
+        case Attr.RESULT_STATUS:
+          row.result_status = s;
+          return true;
+        case Attr.RESULT_CONTINUATION:
+          row.result_continuation = s;
+          return true;
+        case Attr.SCOPE_RESOURCE:
+          row.scope_resource = s;
+          return true;
+        case Attr.SCOPE_VISIBILITY:
+          row.scope_visibility = s;
+          return true;
+        case Attr.SCOPE_SNAPSHOT:
+          row.scope_snapshot = s;
+          return true;
+        case Attr.MUTATION_BASIS:
+          row.mutation_basis = s;
+          return true;
+        case Attr.GUARD_DECISION:
+          row.guard_decision = s;
+          return true;
+      }
+      return false;
+    }
+    case 'bool': {
+      if (key !== Attr.RESULT_COMPLETE || v.boolValue == null) return false;
+      row.result_complete = v.boolValue;
+      row.complete_reported = true;
+      return true;
+    }
+    case 'int': {
+      if (v.intValue == null) return false;
+      const text = int64Text(v.intValue);
+      if (key === Attr.RESULT_ITEM_COUNT) row.result_item_count = text;
+      else if (key === Attr.MUTATION_TARGET_COUNT) row.mutation_target_count = text;
+      else if (key === Attr.SESSION_SEQUENCE) {
+        if (text.startsWith('-')) return false; // UInt64 column: a negative sequence is kept raw in `attributes`
+        row.sequence = text;
+      } else return false;
+      return true;
+    }
+    case 'string[]': {
+      const arr = stringArray(v);
+      if (!arr) return false;
+      if (key === Attr.RESULT_REASONS) row.result_reasons = arr;
+      else if (key === Attr.WARNINGS) row.warnings = arr;
+      else if (key === Attr.MUTATION_EVIDENCE_SNAPSHOTS) row.evidence_snapshots = arr;
+      else if (key === Attr.MUTATION_EVIDENCE_CALL_IDS) row.evidence_call_ids = arr;
+      else return false;
+      return true;
+    }
+  }
+  return false;
+}
+
+function isToolSpan(span: Span): boolean {
+  const attrs = span.attributes;
+  if (!attrs) return false;
+  for (const kv of attrs) {
+    if (kv.key === GenAi.OPERATION_NAME) return kv.value?.stringValue === EXECUTE_TOOL;
+  }
+  return false;
+}
+
+interface SpanContext {
+  tenant: string;
+  serviceName: string;
+  resourceAttributes: StringMap;
+  scopeName: string;
+  scopeVersion: string;
+}
+
+interface CommonFields {
+  traceId: string;
+  spanId: string;
+  startNs: bigint;
+  startTime: NanoTime;
+  endTime: NanoTime;
+  durationNs: number;
+}
+
+function eventsOf(span: Span, startTime: NanoTime) {
+  const events = span.events ?? [];
+  const times: NanoTime[] = new Array(events.length);
+  const names: string[] = new Array(events.length);
+  const attrs: StringMap[] = new Array(events.length);
+  for (let i = 0; i < events.length; i++) {
+    const e = events[i]!;
+    const t = toBigInt(e.timeUnixNano, true);
+    times[i] = t > 0n ? nanoTime(t) : startTime;
+    names[i] = e.name ?? '';
+    attrs[i] = attributeMap(e.attributes);
+  }
+  return { times, names, attrs };
+}
+
+function linksOf(span: Span) {
+  const links = span.links ?? [];
+  const traceIds: string[] = new Array(links.length);
+  const spanIds: string[] = new Array(links.length);
+  const states: string[] = new Array(links.length);
+  const attrs: StringMap[] = new Array(links.length);
+  for (let i = 0; i < links.length; i++) {
+    const l = links[i]!;
+    traceIds[i] = hex(l.traceId);
+    spanIds[i] = hex(l.spanId);
+    states[i] = l.traceState ?? '';
+    attrs[i] = attributeMap(l.attributes);
+  }
+  return { traceIds, spanIds, states, attrs };
+}
+
+function toolCallRow(span: Span, ctx: SpanContext, c: CommonFields, out: Rows): void {
+  const ev = eventsOf(span, c.startTime);
+  const links = linksOf(span);
+  const row: ToolCallRow = {
+    tenant: ctx.tenant,
+    session_id: '',
+    sequence: null,
+    start_time: c.startTime,
+    end_time: c.endTime,
+    duration_ns: c.durationNs,
+    trace_id: c.traceId,
+    span_id: c.spanId,
+    parent_span_id: hex(span.parentSpanId),
+    trace_state: span.traceState ?? '',
+    span_name: span.name ?? '',
+    span_kind: SPAN_KINDS[span.kind ?? 0] ?? String(span.kind),
+    tool_call_id: '',
+    tool_name: '',
+    agent_name: '',
+    agent_id: '',
+    service_name: ctx.serviceName,
+    scope_name: ctx.scopeName,
+    scope_version: ctx.scopeVersion,
+    effect: '',
+    span_status_code: STATUS_CODES[span.status?.code ?? 0] ?? String(span.status?.code),
+    span_status_message: span.status?.message ?? '',
+    result_status: '',
+    result_complete: false,
+    complete_reported: false,
+    result_reasons: [],
+    result_item_count: null,
+    result_continuation: '',
+    scope_resource: '',
+    scope_visibility: '',
+    scope_snapshot: '',
+    warnings: [],
+    mutation_basis: '',
+    mutation_target_count: null,
+    evidence_snapshots: [],
+    evidence_call_ids: [],
+    guard_decision: '',
+    attributes: {},
+    resource_attributes: ctx.resourceAttributes,
+    event_times: ev.times,
+    event_names: ev.names,
+    event_attributes: ev.attrs,
+    link_trace_ids: links.traceIds,
+    link_span_ids: links.spanIds,
+    link_trace_states: links.states,
+    link_attributes: links.attrs,
+  };
+  for (const kv of span.attributes ?? []) {
+    const key = kv.key;
+    if (key == null) continue;
+    if (TOOL_COLUMNS_BY_ATTRIBUTE.has(key) && kv.value && setTypedColumn(row, key, kv.value)) continue;
+    row.attributes[key] = valueText(kv.value);
+  }
+  out.toolCalls.push(row);
+
+  for (let i = 0; i < ev.names.length; i++) {
+    if (ev.names[i] !== WarningEvent.NAME) continue;
+    const a = ev.attrs[i]!;
+    const w: WarningRow = {
+      tenant: ctx.tenant,
+      time: ev.times[i]!,
+      code: a[WarningEvent.CODE] ?? '',
+      source: a[WarningEvent.SOURCE] ?? '',
+      message: a[WarningEvent.MESSAGE] ?? '',
+      tool_name: row.tool_name,
+      agent_name: row.agent_name,
+      session_id: row.session_id,
+      trace_id: row.trace_id,
+      span_id: row.span_id,
+    };
+    out.warnings.push(w);
+  }
+}
+
+function spanRow(span: Span, ctx: SpanContext, c: CommonFields, out: Rows): void {
+  const ev = eventsOf(span, c.startTime);
+  const links = linksOf(span);
+  const row: SpanRow = {
+    Tenant: ctx.tenant,
+    Timestamp: c.startTime,
+    TraceId: c.traceId,
+    SpanId: c.spanId,
+    ParentSpanId: hex(span.parentSpanId),
+    TraceState: span.traceState ?? '',
+    SpanName: span.name ?? '',
+    SpanKind: SPAN_KINDS[span.kind ?? 0] ?? String(span.kind),
+    ServiceName: ctx.serviceName,
+    ResourceAttributes: ctx.resourceAttributes,
+    ScopeName: ctx.scopeName,
+    ScopeVersion: ctx.scopeVersion,
+    SpanAttributes: attributeMap(span.attributes),
+    Duration: c.durationNs,
+    StatusCode: STATUS_CODES[span.status?.code ?? 0] ?? String(span.status?.code),
+    StatusMessage: span.status?.message ?? '',
+    'Events.Timestamp': ev.times,
+    'Events.Name': ev.names,
+    'Events.Attributes': ev.attrs,
+    'Links.TraceId': links.traceIds,
+    'Links.SpanId': links.spanIds,
+    'Links.TraceState': links.states,
+    'Links.Attributes': links.attrs,
+  };
+  out.spans.push(row);
+}
+
+// ---------------------------------------------------------------------------------------------- request
+
+/** Appends the rows of `request` to `out` (so a batch of messages fills one set of arrays). */
+export function flattenInto(
+  out: FlattenResult,
+  request: ExportTraceServiceRequest,
+  options: FlattenOptions = {},
+): void {
+  const resourceSpans: ResourceSpans[] = request.resourceSpans ?? [];
+  for (let r = 0; r < resourceSpans.length; r++) {
+    const rs = resourceSpans[r]!;
+    const resourceAttrs = rs.resource?.attributes;
+    const tenant = options.tenant || findString(resourceAttrs, Attr.TENANT) || options.defaultTenant;
+    const resourceAttributes = attributeMap(resourceAttrs);
+    const serviceName = findString(resourceAttrs, OtelResource.SERVICE_NAME) ?? '';
+    const scopeSpans: ScopeSpans[] = rs.scopeSpans ?? [];
+    for (let s = 0; s < scopeSpans.length; s++) {
+      const ss = scopeSpans[s]!;
+      const ctx: SpanContext = {
+        tenant: tenant ?? '',
+        serviceName,
+        resourceAttributes,
+        scopeName: ss.scope?.name ?? '',
+        scopeVersion: ss.scope?.version ?? '',
+      };
+      const spans = ss.spans ?? [];
+      for (let i = 0; i < spans.length; i++) {
+        const span = spans[i]!;
+        const traceId = validId(span.traceId, 16);
+        const spanId = validId(span.spanId, 8);
+        const reason: RejectReason | undefined = !tenant
+          ? 'missing_tenant'
+          : traceId === undefined
+            ? 'invalid_trace_id'
+            : spanId === undefined
+              ? 'invalid_span_id'
+              : undefined;
+        if (reason !== undefined || traceId === undefined || spanId === undefined) {
+          out.rejected.push({ reason: reason ?? 'invalid_span_id', resourceIndex: r, scopeIndex: s, spanIndex: i });
+          continue;
+        }
+        const startNs = toBigInt(span.startTimeUnixNano, true);
+        const endNs = toBigInt(span.endTimeUnixNano, true);
+        const common: CommonFields = {
+          traceId,
+          spanId,
+          startNs,
+          startTime: nanoTime(startNs),
+          endTime: nanoTime(endNs),
+          // A clock that stepped back gives end < start: store 0 rather than wrap the UInt64.
+          durationNs: endNs > startNs ? Number(endNs - startNs) : 0,
+        };
+        if (isToolSpan(span)) toolCallRow(span, ctx, common, out);
+        else spanRow(span, ctx, common, out);
+      }
+    }
+  }
+}
+
+export function emptyFlattenResult(): FlattenResult {
+  return { ...emptyRows(), rejected: [] };
+}
+
+/** The rows of one request. */
+export function flatten(request: ExportTraceServiceRequest, options: FlattenOptions = {}): FlattenResult {
+  const out = emptyFlattenResult();
+  flattenInto(out, request, options);
+  return out;
+}
+
+/** A request holding only the given spans of `request` (with their resource and scope), e.g. to dead-letter them. */
+export function selectSpans(
+  request: ExportTraceServiceRequest,
+  which: readonly Pick<RejectedSpan, 'resourceIndex' | 'scopeIndex' | 'spanIndex'>[],
+): ExportTraceServiceRequest {
+  const byResource = new Map<number, Map<number, number[]>>();
+  for (const w of which) {
+    const scopes = byResource.get(w.resourceIndex) ?? new Map<number, number[]>();
+    byResource.set(w.resourceIndex, scopes);
+    const spans = scopes.get(w.scopeIndex) ?? [];
+    scopes.set(w.scopeIndex, spans);
+    spans.push(w.spanIndex);
+  }
+  const resourceSpans: ResourceSpans[] = [];
+  for (const [r, scopes] of [...byResource].sort((a, b) => a[0] - b[0])) {
+    const rs = request.resourceSpans[r];
+    if (!rs) continue;
+    const scopeSpans: ScopeSpans[] = [];
+    for (const [s, spanIdx] of [...scopes].sort((a, b) => a[0] - b[0])) {
+      const ss = rs.scopeSpans[s];
+      if (!ss) continue;
+      const spans = spanIdx
+        .sort((a, b) => a - b)
+        .map((i) => ss.spans[i])
+        .filter((x): x is Span => x !== undefined);
+      scopeSpans.push({ scope: ss.scope ?? null, schemaUrl: ss.schemaUrl ?? null, spans });
+    }
+    resourceSpans.push({ resource: rs.resource ?? null, schemaUrl: rs.schemaUrl ?? null, scopeSpans });
+  }
+  return { resourceSpans };
+}

@@ -1,0 +1,134 @@
+/**
+ * The ClickHouse writer: inserts the rows of one batch into tool_calls, tool_call_warnings and spans, each with
+ * its own `insert_deduplication_token` (`<token>:<table>`), and resolves only once ClickHouse acknowledged every
+ * insert. Re-running a write with the same token and the same rows stores nothing twice (the tables keep a
+ * non-replicated deduplication window; Replicated tables deduplicate natively).
+ */
+import { Readable } from 'node:stream';
+import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import { encodeJsonCompactEachRow } from './encode.ts';
+import type { IngestMetrics } from './metrics.ts';
+import { type Rows, SPAN_COLUMNS, TOOL_CALL_COLUMNS, WARNING_COLUMNS } from './rows.ts';
+
+export const TABLES = { toolCalls: 'tool_calls', warnings: 'tool_call_warnings', spans: 'spans' } as const;
+
+export interface WriteOptions {
+  /** Same token + same rows = stored once. Omit only for data that may be duplicated on retry. */
+  dedupToken?: string;
+}
+
+export interface WriteResult {
+  /** Rows sent, per table (deduplicated re-sends count here too: ClickHouse does not report them). */
+  rows: { toolCalls: number; warnings: number; spans: number };
+  insertMs: number;
+}
+
+export interface RowWriter {
+  writeRows(rows: Rows, options?: WriteOptions): Promise<WriteResult>;
+}
+
+export interface ClickHouseWriterOptions {
+  database: string;
+  metrics?: IngestMetrics;
+  now?: () => number;
+}
+
+/** Settings every batch insert runs with: synchronous, deduplicated, one block per partition. */
+function insertSettings(token: string | undefined): Record<string, string | number> {
+  return {
+    async_insert: 0,
+    insert_deduplicate: 1,
+    // Errors must arrive as an HTTP error, never after a 200 header already went out.
+    wait_end_of_query: 1,
+    // Block boundaries must not depend on parsing threads, or a re-sent batch could hash/tokenize differently.
+    input_format_parallel_parsing: 0,
+    max_insert_block_size: 10_000_000,
+    min_insert_block_size_rows: 0,
+    min_insert_block_size_bytes: 0,
+    ...(token === undefined ? {} : { insert_deduplication_token: token }),
+  };
+}
+
+async function insertBody(
+  ch: ClickHouseClient,
+  table: string,
+  columns: readonly string[],
+  body: Buffer,
+  token: string | undefined,
+): Promise<void> {
+  const result = await ch.exec({
+    query: `INSERT INTO ${table} (${columns.map((c) => `\`${c}\``).join(', ')}) FORMAT JSONCompactEachRow`,
+    values: Readable.from([body], { objectMode: false }),
+    clickhouse_settings: insertSettings(token),
+  });
+  // The response body is empty for an INSERT; draining it releases the socket.
+  result.stream.resume();
+  await new Promise<void>((resolve, reject) => {
+    result.stream.once('end', resolve);
+    result.stream.once('close', resolve);
+    result.stream.once('error', reject);
+  });
+}
+
+export function createClickHouseWriter(ch: ClickHouseClient, options: ClickHouseWriterOptions): RowWriter {
+  const db = options.database;
+  const now = options.now ?? Date.now;
+  return {
+    async writeRows(rows, { dedupToken } = {}) {
+      const started = now();
+      const jobs: Promise<void>[] = [];
+      const table = (name: string) => `${db}.${name}`;
+      const token = (name: string) => (dedupToken === undefined ? undefined : `${dedupToken}:${name}`);
+      if (rows.toolCalls.length > 0) {
+        jobs.push(
+          insertBody(
+            ch,
+            table(TABLES.toolCalls),
+            TOOL_CALL_COLUMNS,
+            encodeJsonCompactEachRow(rows.toolCalls, TOOL_CALL_COLUMNS),
+            token(TABLES.toolCalls),
+          ),
+        );
+      }
+      if (rows.warnings.length > 0) {
+        jobs.push(
+          insertBody(
+            ch,
+            table(TABLES.warnings),
+            WARNING_COLUMNS,
+            encodeJsonCompactEachRow(rows.warnings, WARNING_COLUMNS),
+            token(TABLES.warnings),
+          ),
+        );
+      }
+      if (rows.spans.length > 0) {
+        jobs.push(
+          insertBody(
+            ch,
+            table(TABLES.spans),
+            SPAN_COLUMNS,
+            encodeJsonCompactEachRow(rows.spans, SPAN_COLUMNS),
+            token(TABLES.spans),
+          ),
+        );
+      }
+      // All three settle before we report: a failed table is retried with the same token, the stored ones dedup.
+      const settled = await Promise.allSettled(jobs);
+      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+      if (failed) throw failed.reason;
+      const result: WriteResult = {
+        rows: { toolCalls: rows.toolCalls.length, warnings: rows.warnings.length, spans: rows.spans.length },
+        insertMs: now() - started,
+      };
+      const m = options.metrics;
+      if (m) {
+        m.rowsWritten.inc({ table: TABLES.toolCalls }, result.rows.toolCalls);
+        m.rowsWritten.inc({ table: TABLES.warnings }, result.rows.warnings);
+        m.rowsWritten.inc({ table: TABLES.spans }, result.rows.spans);
+        m.insertSeconds.observe(result.insertMs / 1000);
+        m.batchRows.observe(result.rows.toolCalls + result.rows.warnings + result.rows.spans);
+      }
+      return result;
+    },
+  };
+}

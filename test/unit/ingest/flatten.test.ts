@@ -1,0 +1,139 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Attr, EXECUTE_TOOL, GenAi, OtelResource, WarningEvent } from '../../../contract/index.ts';
+import { flatten, nanoTime, selectSpans, valueText } from '../../../ingest/flatten.ts';
+import type { ExportTraceServiceRequest, KeyValue, Span } from '../../../platform/otlp/index.ts';
+
+const TRACE = Buffer.from('0af7651916cd43dd8448eb211c80319c', 'hex');
+const s = (key: string, v: string): KeyValue => ({ key, value: { stringValue: v } });
+
+function span(id: string, attributes: KeyValue[], extra: Partial<Span> = {}): Span {
+  return {
+    traceId: TRACE,
+    spanId: Buffer.from(id, 'hex'),
+    name: 'x',
+    kind: 1,
+    startTimeUnixNano: '1700000000123456789',
+    endTimeUnixNano: '1700000000223456789',
+    attributes,
+    ...extra,
+  };
+}
+
+function request(spans: Span[], resource: KeyValue[] = [s(Attr.TENANT, 'acme'), s(OtelResource.SERVICE_NAME, 'svc')]) {
+  return { resourceSpans: [{ resource: { attributes: resource }, scopeSpans: [{ scope: { name: 'lib' }, spans }] }] };
+}
+
+const tool = (more: KeyValue[] = []) => [s(GenAi.OPERATION_NAME, EXECUTE_TOOL), s(GenAi.TOOL_NAME, 'list'), ...more];
+
+describe('flatten', () => {
+  it('routes execute_tool spans to tool_calls and every other span to spans', () => {
+    const r = flatten(request([span('00f067aa0ba902b7', tool()), span('00f067aa0ba902b8', [s('http.method', 'GET')])]));
+    assert.equal(r.toolCalls.length, 1);
+    assert.equal(r.spans.length, 1);
+    assert.equal(r.toolCalls[0]?.tool_name, 'list');
+    assert.equal(r.spans[0]?.SpanAttributes['http.method'], 'GET');
+    assert.equal(r.spans[0]?.ServiceName, 'svc');
+  });
+
+  it('keeps nanosecond timestamps exact and the duration in nanoseconds', () => {
+    const row = flatten(request([span('00f067aa0ba902b7', tool())])).toolCalls[0]!;
+    assert.equal(row.start_time, '1700000000.123456789');
+    assert.equal(row.end_time, '1700000000.223456789');
+    assert.equal(row.duration_ns, 100_000_000);
+    assert.equal(nanoTime(5n), '0.000000005');
+    assert.equal(nanoTime(0n), '0.000000000');
+  });
+
+  it('writes ids as lowercase hex', () => {
+    const row = flatten(
+      request([span('00F067AA0BA902B7', tool(), { parentSpanId: Buffer.from('ABCDEF0123456789', 'hex') })]),
+    ).toolCalls[0]!;
+    assert.equal(row.trace_id, '0af7651916cd43dd8448eb211c80319c');
+    assert.equal(row.span_id, '00f067aa0ba902b7');
+    assert.equal(row.parent_span_id, 'abcdef0123456789');
+  });
+
+  it('counts an absent complete as not complete and not reported', () => {
+    const row = flatten(request([span('00f067aa0ba902b7', tool())])).toolCalls[0]!;
+    assert.equal(row.result_complete, false);
+    assert.equal(row.complete_reported, false);
+  });
+
+  it('keeps a mistyped contract attribute raw in attributes instead of trusting it', () => {
+    const row = flatten(request([span('00f067aa0ba902b7', tool([s(Attr.RESULT_COMPLETE, 'true')]))])).toolCalls[0]!;
+    assert.equal(row.result_complete, false);
+    assert.equal(row.complete_reported, false);
+    assert.equal(row.attributes[Attr.RESULT_COMPLETE], 'true');
+  });
+
+  it('puts the other attributes in the map as strings, arrays as JSON', () => {
+    const attrs: KeyValue[] = [
+      { key: 'b', value: { boolValue: true } },
+      { key: 'i', value: { intValue: { low: -1, high: 0x7fffffff, unsigned: false } } },
+      { key: 'd', value: { doubleValue: 1.5 } },
+      { key: 'a', value: { arrayValue: { values: [{ stringValue: 'x' }, { intValue: 2 }] } } },
+    ];
+    const row = flatten(request([span('00f067aa0ba902b7', tool(attrs))])).toolCalls[0]!;
+    assert.deepEqual(row.attributes, { b: 'true', i: '9223372036854775807', d: '1.5', a: '["x",2]' });
+    assert.equal(valueText({ kvlistValue: { values: [s('k', 'v')] } }), '{"k":"v"}');
+  });
+
+  it('makes one warning row per warning event, with the event time or the span start', () => {
+    const events = [
+      {
+        name: WarningEvent.NAME,
+        timeUnixNano: '1700000000200000000',
+        attributes: [
+          s(WarningEvent.CODE, 'STALE_INDEX'),
+          s(WarningEvent.SOURCE, 'idx'),
+          s(WarningEvent.MESSAGE, 'old'),
+        ],
+      },
+      { name: WarningEvent.NAME, attributes: [s(WarningEvent.CODE, 'SORT_OVERRIDDEN')] },
+      { name: 'exception', attributes: [s('exception.message', 'boom')] },
+    ];
+    const r = flatten(request([span('00f067aa0ba902b7', tool([s(GenAi.CONVERSATION_ID, 'sess')]), { events })]));
+    assert.deepEqual(
+      r.warnings.map((w) => [w.code, w.source, w.message, w.time, w.session_id, w.tool_name]),
+      [
+        ['STALE_INDEX', 'idx', 'old', '1700000000.200000000', 'sess', 'list'],
+        ['SORT_OVERRIDDEN', '', '', '1700000000.123456789', 'sess', 'list'],
+      ],
+    );
+    assert.deepEqual(r.toolCalls[0]?.event_names, [WarningEvent.NAME, WarningEvent.NAME, 'exception']);
+  });
+
+  it('rejects spans without a tenant unless a default tenant is configured', () => {
+    const req = request([span('00f067aa0ba902b7', tool())], [s(OtelResource.SERVICE_NAME, 'svc')]);
+    assert.deepEqual(flatten(req).rejected, [
+      { reason: 'missing_tenant', resourceIndex: 0, scopeIndex: 0, spanIndex: 0 },
+    ]);
+    assert.equal(flatten(req, { defaultTenant: 'fallback' }).toolCalls[0]?.tenant, 'fallback');
+    assert.equal(flatten(req, { tenant: 'auth' }).toolCalls[0]?.tenant, 'auth');
+  });
+
+  it('rejects spans with a missing or all-zero id and keeps their neighbours', () => {
+    const req = request([
+      span('0000000000000000', tool()),
+      span('00f067aa0ba902b7', tool()),
+      span('00f067aa0ba902b9', tool(), { traceId: new Uint8Array(3) }),
+    ]);
+    const r = flatten(req);
+    assert.equal(r.toolCalls.length, 1);
+    assert.deepEqual(
+      r.rejected.map((x) => [x.reason, x.spanIndex]),
+      [
+        ['invalid_span_id', 0],
+        ['invalid_trace_id', 2],
+      ],
+    );
+    const dead = selectSpans(req as ExportTraceServiceRequest, r.rejected);
+    assert.equal(dead.resourceSpans[0]?.scopeSpans[0]?.spans.length, 2);
+  });
+
+  it('is deterministic: the same request gives the same rows', () => {
+    const req = request([span('00f067aa0ba902b7', tool()), span('00f067aa0ba902b8', [])]);
+    assert.deepEqual(flatten(req), flatten(req));
+  });
+});
