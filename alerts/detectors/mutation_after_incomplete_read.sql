@@ -1,0 +1,96 @@
+-- Detector: mutation_after_incomplete_read
+--
+-- Rule: a mutation M is a finding when, in the same session and at most {window_seconds} before M, a read R
+--   * covered the same tooltrail.scope.resource as M, or is named by M as evidence (R's scope.snapshot is in M's
+--     tooltrail.mutation.evidence_snapshots, or R's gen_ai.tool.call.id in tooltrail.mutation.evidence_call_ids),
+--   * and was not complete: tooltrail.result.complete false, or absent (unknown completeness counts as incomplete),
+-- unless M's declared evidence is complete: M names at least one snapshot or call id, and every one of them was
+-- read completely by some read of that window (so an incomplete first page superseded by a complete read that M
+-- names is not a finding).
+-- The session is gen_ai.conversation.id (the trace id when a span has none); "before" orders by start time, then
+-- by tooltrail.session.sequence.
+--
+-- One row per mutation. Severity score (documented in alerts/README.md):
+--   1 + 3 if M's basis is `absence` + 2 if one of the reads was incomplete AND empty (item_count = 0)
+--     + 2 if the guard allowed M or no guard ran + 1 if target_count >= 10, + 2 if >= 100
+--   score >= 7: critical, 3..6: warning, <= 2: info
+--
+-- Parameters: database (Identifier), tenant ('' = every tenant), since/until (M's start time range),
+-- window_seconds (how far before M a read still counts).
+WITH
+    mutations AS
+    (
+        SELECT
+            tenant, if(session_id = '', trace_id, session_id) AS session, trace_id, span_id, tool_call_id,
+            start_time, ifNull(sequence, 0) AS seq, tool_name, agent_name, scope_resource, mutation_basis,
+            mutation_target_count, guard_decision, evidence_snapshots, evidence_call_ids
+        FROM {database:Identifier}.tool_calls
+        WHERE effect = 'mutation'
+          AND ({tenant:String} = '' OR tenant = {tenant:String})
+          AND start_time >= {since:DateTime64(9)} AND start_time < {until:DateTime64(9)}
+    ),
+    reads AS
+    (
+        SELECT
+            tenant, if(session_id = '', trace_id, session_id) AS session, trace_id, span_id, tool_call_id,
+            start_time, ifNull(sequence, 0) AS seq, tool_name, scope_resource, scope_snapshot, result_complete,
+            complete_reported, result_reasons, result_item_count
+        FROM {database:Identifier}.tool_calls
+        WHERE effect = 'read'
+          AND ({tenant:String} = '' OR tenant = {tenant:String})
+          AND start_time >= {since:DateTime64(9)} - toIntervalSecond({window_seconds:UInt32})
+          AND start_time < {until:DateTime64(9)}
+    ),
+    -- Each mutation with the reads of its window that concern it (same resource, or named as evidence).
+    related AS
+    (
+        SELECT
+            m.tenant AS tenant, m.session AS session, m.trace_id AS trace_id, m.span_id AS mutation_span_id,
+            any(m.tool_call_id) AS mutation_tool_call_id, any(m.start_time) AS mutation_time,
+            any(m.tool_name) AS tool_name, any(m.agent_name) AS agent_name, any(m.scope_resource) AS scope_resource,
+            any(m.mutation_basis) AS mutation_basis, any(m.mutation_target_count) AS target_count,
+            any(m.guard_decision) AS guard_decision,
+            any(m.evidence_snapshots) AS evidence_snapshots, any(m.evidence_call_ids) AS evidence_call_ids,
+            groupArrayIf(r.span_id, NOT r.result_complete) AS read_span_ids,
+            groupArrayIf(r.trace_id, NOT r.result_complete) AS read_trace_ids,
+            groupArrayIf(r.tool_name, NOT r.result_complete) AS read_tool_names,
+            arrayDistinct(arrayFlatten(groupArrayIf(
+                if(r.complete_reported, r.result_reasons, arrayConcat(['COMPLETENESS_UNKNOWN'], r.result_reasons)),
+                NOT r.result_complete))) AS reasons,
+            maxIf(ifNull(r.result_item_count = 0, false), NOT r.result_complete) AS incomplete_empty,
+            groupUniqArrayIf(r.scope_snapshot, r.result_complete AND has(m.evidence_snapshots, r.scope_snapshot))
+                AS complete_snapshots,
+            groupUniqArrayIf(r.tool_call_id, r.result_complete AND has(m.evidence_call_ids, r.tool_call_id))
+                AS complete_call_ids
+        FROM mutations AS m
+        INNER JOIN reads AS r ON r.tenant = m.tenant AND r.session = m.session
+        WHERE (r.start_time, r.seq) < (m.start_time, m.seq)
+          AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32})
+          AND ((r.scope_resource != '' AND r.scope_resource = m.scope_resource)
+            OR (r.scope_snapshot != '' AND has(m.evidence_snapshots, r.scope_snapshot))
+            OR (r.tool_call_id != '' AND has(m.evidence_call_ids, r.tool_call_id)))
+        GROUP BY m.tenant, m.session, m.trace_id, m.span_id
+    ),
+    judged AS
+    (
+        SELECT
+            *,
+            (length(evidence_snapshots) + length(evidence_call_ids)) > 0
+                AND hasAll(complete_snapshots, evidence_snapshots)
+                AND hasAll(complete_call_ids, evidence_call_ids) AS evidence_complete,
+            toUInt8(1
+                + 3 * (mutation_basis = 'absence')
+                + 2 * incomplete_empty
+                + 2 * (guard_decision IN ('allowed', ''))
+                + multiIf(ifNull(target_count, 0) >= 100, 2, ifNull(target_count, 0) >= 10, 1, 0)) AS score
+        FROM related
+    )
+SELECT
+    'mutation_after_incomplete_read' AS kind,
+    tenant, session, trace_id, mutation_span_id, mutation_tool_call_id, mutation_time, tool_name, agent_name,
+    scope_resource, mutation_basis, target_count, guard_decision, evidence_snapshots, evidence_call_ids,
+    read_span_ids, read_trace_ids, read_tool_names, reasons, incomplete_empty, score,
+    multiIf(score >= 7, 'critical', score >= 3, 'warning', 'info') AS severity
+FROM judged
+WHERE length(read_span_ids) > 0 AND NOT evidence_complete
+ORDER BY tenant, mutation_time, mutation_span_id

@@ -1,0 +1,157 @@
+/**
+ * The evaluator: on a schedule, runs the detectors from the watermark, persists findings with stable
+ * fingerprints, applies the warning lifecycle transitions and keeps Alertmanager in step (firing alerts kept
+ * alive with endsAt ahead, resolved ones ended). Everything it remembers lives in ClickHouse, so a restarted
+ * evaluator sends the same alerts (same labels, same startsAt) and Alertmanager pages nobody twice.
+ */
+import type { ClickHouseClient } from '../../platform/clickhouse.ts';
+import { type AlertSink, alertmanagerClient } from '../alertmanager/client.ts';
+import type { PostableAlert } from '../alertmanager/payload.ts';
+import { addSeconds, type Clock, systemClock } from '../clock.ts';
+import { type AlertsConfig, EVALUATOR_ACTOR } from '../config.ts';
+import { detect } from '../findings/detect.ts';
+import { loadOpenAndMatching, writeRecords } from '../findings/store.ts';
+import { recordStateChanges, type StateChange } from '../warnings/store.ts';
+import { planAlerts, reconcile, recordsAfterSend } from './reconcile.ts';
+import { type Schedule, startSchedule } from './schedule.ts';
+import { readWatermark, writeWatermark } from './state.ts';
+
+export interface EvaluatorLogger {
+  info(message: string): void;
+  error(message: string, err?: unknown): void;
+}
+
+export interface EvaluatorOptions {
+  ch: ClickHouseClient;
+  database: string;
+  config: AlertsConfig;
+  clock?: Clock;
+  /** Where alerts go; default: the configured Alertmanager. */
+  sink?: AlertSink;
+  logger?: EvaluatorLogger;
+}
+
+export interface EvaluationReport {
+  at: string;
+  since: string;
+  found: number;
+  firing: number;
+  /** Findings that became active in this run. */
+  opened: number;
+  /** Findings resolved in this run (or whose resolution was re-sent). */
+  resolved: number;
+  alertsSent: number;
+  /** The POST to Alertmanager failed (statuses kept; the next run retries). */
+  sendError: string | null;
+  stateChanges: number;
+}
+
+const POST_BATCH = 500;
+
+export const consoleLogger: EvaluatorLogger = {
+  info: (m) => console.error(`tooltrail alerts: ${m}`),
+  error: (m, err) => console.error(`tooltrail alerts: ${m}${err ? `: ${(err as Error).message ?? String(err)}` : ''}`),
+};
+
+export class Evaluator {
+  private readonly clock: Clock;
+  private readonly sink: AlertSink;
+  private readonly logger: EvaluatorLogger;
+  private running: Promise<EvaluationReport> | undefined;
+
+  constructor(private readonly o: EvaluatorOptions) {
+    this.clock = o.clock ?? systemClock;
+    this.sink = o.sink ?? alertmanagerClient(o.config.alertmanagerUrl, o.config.alertmanagerTimeoutMs);
+    this.logger = o.logger ?? consoleLogger;
+  }
+
+  /** One evaluation. Concurrent calls share the run in flight. */
+  runOnce(): Promise<EvaluationReport> {
+    this.running ??= this.evaluate().finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async evaluate(): Promise<EvaluationReport> {
+    const { ch, database, config: c } = this.o;
+    const now = this.clock();
+    const watermark = await readWatermark(ch, database, c.evaluatorName);
+    const horizon = addSeconds(now, -c.findingActiveSeconds);
+    // Re-judge the whole active horizon (to keep alive or resolve), and from the watermark after a long outage.
+    const since =
+      watermark && addSeconds(watermark, -c.latenessSeconds) < horizon
+        ? addSeconds(watermark, -c.latenessSeconds)
+        : horizon;
+
+    const detection = await detect({ ch, database, config: c, now, since });
+
+    const changes: StateChange[] = detection.warnings.flatMap((w) =>
+      w.decision.transitions.map((t) => ({
+        tenant: w.stats.tenant,
+        code: w.stats.code,
+        source: w.stats.source,
+        from: t.from,
+        to: t.to,
+        due_at: null,
+        by: EVALUATOR_ACTOR,
+        at: now,
+        reason: t.reason,
+      })),
+    );
+    await recordStateChanges(ch, database, changes);
+
+    const stored = await loadOpenAndMatching(
+      ch,
+      database,
+      c.tenant,
+      detection.findings.map((f) => f.fingerprint),
+    );
+    const plan = reconcile({ now, detected: detection.findings, stored, findingActiveSeconds: c.findingActiveSeconds });
+    const alerts = planAlerts(plan, now, c.alertTtlSeconds);
+    let sendError: string | null = null;
+    try {
+      await this.post(alerts);
+    } catch (err) {
+      sendError = (err as Error).message;
+      this.logger.error('sending alerts failed; they are kept and re-sent on the next run', err);
+    }
+    await writeRecords(ch, database, recordsAfterSend(plan, now, sendError === null));
+    await writeWatermark(ch, database, c.evaluatorName, now, now);
+
+    const report: EvaluationReport = {
+      at: now.toISOString(),
+      since: since.toISOString(),
+      found: detection.findings.length,
+      firing: plan.firing.length,
+      opened: plan.firing.filter((r) => r.first_seen.getTime() === now.getTime()).length,
+      resolved: plan.resolving.length + plan.silent.filter((r) => r.resolved_at?.getTime() === now.getTime()).length,
+      alertsSent: sendError === null ? alerts.length : 0,
+      sendError,
+      stateChanges: changes.length,
+    };
+    return report;
+  }
+
+  private async post(alerts: readonly PostableAlert[]): Promise<void> {
+    for (let i = 0; i < alerts.length; i += POST_BATCH) await this.sink.post(alerts.slice(i, i + POST_BATCH));
+  }
+
+  /** Evaluates now and then every intervalSeconds until stop(); failures are logged, never thrown. */
+  start(onReport?: (r: EvaluationReport) => void): Schedule {
+    return startSchedule(
+      async () => {
+        const report = await this.runOnce();
+        try {
+          onReport?.(report);
+        } catch (err) {
+          this.logger.error('the report callback failed', err);
+        }
+      },
+      {
+        intervalMs: this.o.config.intervalSeconds * 1000,
+        onError: (err) => this.logger.error('evaluation failed; retrying at the next interval', err),
+      },
+    );
+  }
+}

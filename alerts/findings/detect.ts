@@ -1,0 +1,132 @@
+/**
+ * One detection pass: every detector over its range, owners resolved, warnings judged. Looks only: it writes
+ * nothing (the evaluator persists, pages and applies the lifecycle transitions; `tooltrail findings` prints).
+ */
+import type { ClickHouseClient } from '../../platform/clickhouse.ts';
+import { addSeconds } from '../clock.ts';
+import type { AlertsConfig } from '../config.ts';
+import { runDetector } from '../detectors/load.ts';
+import {
+  AbsenceMutationRow,
+  DangerousEmptyReadsRow,
+  MutationAfterIncompleteReadRow,
+  WarningStatsRow,
+} from '../detectors/rows.ts';
+import { OwnerDirectory, type ResolvedOwner } from '../owners/resolve.ts';
+import { listOwners } from '../owners/store.ts';
+import { decideWarning, type WarningDecision } from '../warnings/lifecycle.ts';
+import {
+  absenceMutationWithoutCompleteEvidence,
+  dangerousEmptyReads,
+  mutationAfterIncompleteRead,
+  warningFinding,
+} from './build.ts';
+import type { Finding } from './finding.ts';
+
+export interface DetectOptions {
+  ch: ClickHouseClient;
+  database: string;
+  config: AlertsConfig;
+  now: Date;
+  /** Mutations that started in [since, now) are judged. */
+  since: Date;
+}
+
+export interface WarningReview {
+  stats: WarningStatsRow;
+  owner: ResolvedOwner | null;
+  decision: WarningDecision;
+}
+
+export interface Detection {
+  findings: Finding[];
+  warnings: WarningReview[];
+}
+
+export async function detect(o: DetectOptions): Promise<Detection> {
+  const { ch, database, config: c, now } = o;
+  const owners = new OwnerDirectory(await listOwners(ch, database, c.tenant));
+  const mutationParams = {
+    database,
+    tenant: c.tenant,
+    since: o.since,
+    until: now,
+    window_seconds: c.mutationWindowSeconds,
+  };
+  const [mair, amwce, empties, warnings] = await Promise.all([
+    runDetector(ch, 'mutation_after_incomplete_read', mutationParams),
+    runDetector(ch, 'absence_mutation_without_complete_evidence', mutationParams),
+    c.dangerousEmptyReads.enabled
+      ? runDetector(ch, 'dangerous_empty_reads', {
+          database,
+          tenant: c.tenant,
+          since: addSeconds(now, -c.dangerousEmptyReads.windowSeconds),
+          until: now,
+          min_count: c.dangerousEmptyReads.minCount,
+          min_rate: c.dangerousEmptyReads.minRate,
+        })
+      : Promise.resolve([]),
+    reviewWarnings(ch, database, c, now, owners),
+  ]);
+
+  const findings: Finding[] = [];
+  for (const raw of mair) {
+    const r = MutationAfterIncompleteReadRow.parse(raw);
+    findings.push(
+      mutationAfterIncompleteRead(r, owners.forMutation(r.tenant, r.tool_name, r.agent_name), c.reconstructUrl),
+    );
+  }
+  for (const raw of amwce) {
+    const r = AbsenceMutationRow.parse(raw);
+    findings.push(
+      absenceMutationWithoutCompleteEvidence(
+        r,
+        owners.forMutation(r.tenant, r.tool_name, r.agent_name),
+        c.reconstructUrl,
+      ),
+    );
+  }
+  for (const raw of empties) {
+    const r = DangerousEmptyReadsRow.parse(raw);
+    findings.push(
+      dangerousEmptyReads(
+        r,
+        owners.forTool(r.tenant, r.tool_name),
+        c.dangerousEmptyReads.minRate,
+        c.dangerousEmptyReads.windowSeconds,
+        now,
+      ),
+    );
+  }
+  for (const w of warnings) {
+    const { action } = w.decision;
+    if (action === 'escalate' || action === 'remind' || action === 'propose_retirement') {
+      findings.push(warningFinding(w.stats, { ...w.decision, action }, w.owner, c.warnings.windowDays));
+    }
+  }
+  return { findings, warnings };
+}
+
+/** Every warning seen in the lifecycle lookback, with its owner and what the lifecycle rules decide for it. */
+export async function reviewWarnings(
+  ch: ClickHouseClient,
+  database: string,
+  c: AlertsConfig,
+  now: Date,
+  owners?: OwnerDirectory,
+): Promise<WarningReview[]> {
+  const directory = owners ?? new OwnerDirectory(await listOwners(ch, database, c.tenant));
+  const rows = await runDetector(ch, 'persistent_unowned_warning', {
+    database,
+    tenant: c.tenant,
+    now,
+    window_days: c.warnings.windowDays,
+    min_days_fraction: c.warnings.minDaysFraction,
+    retire_after_days: c.warnings.retireAfterDays,
+  });
+  return rows.map((raw) => {
+    const stats = WarningStatsRow.parse(raw);
+    const owner = directory.forWarning(stats.tenant, stats.code, stats.source);
+    return { stats, owner, decision: decideWarning(stats, owner, c.warnings, now) };
+  });
+}

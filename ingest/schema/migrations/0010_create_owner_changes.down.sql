@@ -1,0 +1,2 @@
+DROP VIEW IF EXISTS {{database}}.owners {{on_cluster}};
+DROP TABLE IF EXISTS {{database}}.owner_changes {{on_cluster}};

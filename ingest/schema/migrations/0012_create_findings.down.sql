@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS {{database}}.findings {{on_cluster}};

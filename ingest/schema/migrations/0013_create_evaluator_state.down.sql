@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS {{database}}.evaluator_state {{on_cluster}};
