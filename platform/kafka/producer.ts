@@ -1,7 +1,7 @@
 import kafkajs from 'kafkajs';
 import type { KafkaClient } from './client.ts';
 
-const { Partitioners } = kafkajs;
+const { CompressionTypes, Partitioners } = kafkajs;
 
 export interface OutgoingMessage {
   key: Buffer | string | null;
@@ -16,17 +16,42 @@ export interface Producer {
   disconnect(): Promise<void>;
 }
 
-/** An idempotent producer that waits for acks from all in-sync replicas. */
-export function createIdempotentProducer(kafka: KafkaClient): Producer {
+export interface ProducerOptions {
+  /** Batch compression; gzip is the only codec kafkajs has built in (it runs on libuv's thread pool). */
+  compression?: 'none' | 'gzip';
+  /**
+   * Retries of one send inside kafkajs (at least 1: the idempotent producer refuses 0). Callers that bound a send
+   * with their own timeout keep this small so a down broker fails the send soon after.
+   */
+  retries?: number;
+  /** How long the broker may wait for the in-sync replicas before it answers (kafkajs `timeout`). */
+  ackTimeoutMs?: number;
+}
+
+/**
+ * An idempotent producer that waits for acks from all in-sync replicas. The default partitioner hashes the key with
+ * murmur2 like the Java client, so a key lands on the same partition whichever client produced it.
+ */
+export function createIdempotentProducer(kafka: KafkaClient, options: ProducerOptions = {}): Producer {
   const producer = kafka.producer({
     idempotent: true,
     maxInFlightRequests: 1,
     createPartitioner: Partitioners.DefaultPartitioner,
+    ...(options.retries !== undefined
+      ? { retry: { retries: Math.max(1, options.retries), initialRetryTime: 100, maxRetryTime: 1_000 } }
+      : {}),
   });
+  const compression = options.compression === 'gzip' ? CompressionTypes.GZIP : CompressionTypes.None;
   return {
     connect: () => producer.connect(),
     async send(topic, messages) {
-      await producer.send({ topic, acks: -1, messages });
+      await producer.send({
+        topic,
+        acks: -1,
+        compression,
+        messages,
+        ...(options.ackTimeoutMs !== undefined ? { timeout: options.ackTimeoutMs } : {}),
+      });
     },
     disconnect: () => producer.disconnect(),
   };

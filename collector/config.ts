@@ -1,0 +1,262 @@
+/**
+ * The collector's configuration: plain typed data, defaults in one function, validation as a separate step that
+ * reports every problem at once, each naming its exact key (`collector.kafka.topic: must not be empty`).
+ * Sources, later ones winning: defaults, a YAML/JSON file, the environment, command-line flags.
+ */
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { loadServicesConfig } from '../services/config.ts';
+
+/** OTLP/HTTP's default port. */
+export const DEFAULT_PORT = 4318;
+/** Loopback by default: exposing the collector on a network is a decision, not an accident. */
+export const DEFAULT_HOST = '127.0.0.1';
+/** The OpenTelemetry Collector Kafka exporter's default topic, so either can feed the same ingest. */
+export const DEFAULT_TOPIC = 'otlp_spans';
+/** Largest request body after decompression; the OpenTelemetry Collector's default is 20 MiB. */
+export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
+/** Largest request body as received (compressed or not). */
+export const DEFAULT_MAX_WIRE_BYTES = 16 * 1024 * 1024;
+export const DEFAULT_MAX_CONCURRENT_REQUESTS = 64;
+/** Decompressed bytes of all requests being handled at once: the memory the collector may hold for clients. */
+export const DEFAULT_MAX_IN_FLIGHT_BYTES = 256 * 1024 * 1024;
+export const DEFAULT_THROTTLE_RETRY_AFTER_S = 1;
+export const DEFAULT_UNAVAILABLE_RETRY_AFTER_S = 5;
+/** How long a request waits for Kafka's acknowledgement before it is answered 503. */
+export const DEFAULT_SEND_TIMEOUT_MS = 5_000;
+/** A produce request carries at most this many bytes of messages; more waits for the next one. */
+export const DEFAULT_BATCH_MAX_BYTES = 4 * 1024 * 1024;
+export const DEFAULT_TOPIC_PARTITIONS = 3;
+export const DEFAULT_NO_AUTH_TENANT = 'default';
+export const TOKENS_ENV = 'TOOLTRAIL_COLLECTOR_TOKENS';
+
+const TENANT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+export interface TokenEntry {
+  token: string;
+  tenant: string;
+}
+
+export interface CollectorConfig {
+  http: {
+    /** Address to bind. Non-loopback addresses are refused in `auth.mode: none`. */
+    host: string;
+    port: number;
+  };
+  auth: {
+    /** `bearer`: tokens map to tenants. `none`: local development only, loopback only, one tenant. */
+    mode: 'bearer' | 'none';
+    tokens: TokenEntry[];
+    /** The tenant stamped in `none` mode. */
+    noAuthTenant: string;
+  };
+  limits: {
+    maxWireBytes: number;
+    maxBodyBytes: number;
+    maxConcurrentRequests: number;
+    maxInFlightBytes: number;
+    /** `Retry-After` sent with 429 (the collector itself is saturated). */
+    throttleRetryAfterSeconds: number;
+  };
+  /** Where accepted spans go: `kafka`, or `discard` (benchmarks: everything but Kafka). */
+  sink: 'kafka' | 'discard';
+  kafka: {
+    brokers: string[];
+    topic: string;
+    clientId: string;
+    compression: 'none' | 'gzip';
+    sendTimeoutMs: number;
+    batchMaxBytes: number;
+    /** `Retry-After` sent with 503 (Kafka slow or down). */
+    unavailableRetryAfterSeconds: number;
+    /** Create the topic at start when it is missing (a user's cluster may forbid it: then create it yourself). */
+    createTopic: boolean;
+    topicPartitions: number;
+  };
+}
+
+export function defaultCollectorConfig(env: NodeJS.ProcessEnv = process.env): CollectorConfig {
+  return {
+    http: { host: DEFAULT_HOST, port: DEFAULT_PORT },
+    auth: { mode: 'bearer', tokens: [], noAuthTenant: DEFAULT_NO_AUTH_TENANT },
+    limits: {
+      maxWireBytes: DEFAULT_MAX_WIRE_BYTES,
+      maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
+      maxConcurrentRequests: DEFAULT_MAX_CONCURRENT_REQUESTS,
+      maxInFlightBytes: DEFAULT_MAX_IN_FLIGHT_BYTES,
+      throttleRetryAfterSeconds: DEFAULT_THROTTLE_RETRY_AFTER_S,
+    },
+    sink: 'kafka',
+    kafka: {
+      brokers: loadServicesConfig(env).kafka.brokers,
+      topic: DEFAULT_TOPIC,
+      clientId: 'tooltrail-collector',
+      compression: 'gzip',
+      sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
+      batchMaxBytes: DEFAULT_BATCH_MAX_BYTES,
+      unavailableRetryAfterSeconds: DEFAULT_UNAVAILABLE_RETRY_AFTER_S,
+      createTopic: true,
+      topicPartitions: DEFAULT_TOPIC_PARTITIONS,
+    },
+  };
+}
+
+const positiveInt = z.number().int().positive();
+const nonEmpty = z.string().min(1, 'must not be empty');
+
+const Schema = z.strictObject({
+  http: z.strictObject({
+    host: nonEmpty,
+    port: z.number().int().min(0).max(65535),
+  }),
+  auth: z.strictObject({
+    mode: z.enum(['bearer', 'none']),
+    tokens: z.array(
+      z.strictObject({
+        token: z.string().min(16, 'must be at least 16 characters'),
+        tenant: z.string().regex(TENANT, 'must be 1-64 letters, digits, dots, dashes or underscores'),
+      }),
+    ),
+    noAuthTenant: z.string().regex(TENANT, 'must be 1-64 letters, digits, dots, dashes or underscores'),
+  }),
+  limits: z.strictObject({
+    maxWireBytes: positiveInt,
+    maxBodyBytes: positiveInt,
+    maxConcurrentRequests: positiveInt,
+    maxInFlightBytes: positiveInt,
+    throttleRetryAfterSeconds: positiveInt,
+  }),
+  sink: z.enum(['kafka', 'discard']),
+  kafka: z.strictObject({
+    brokers: z.array(nonEmpty).min(1, 'must list at least one broker'),
+    topic: nonEmpty.regex(/^[A-Za-z0-9._-]{1,249}$/, 'must be a valid Kafka topic name'),
+    clientId: nonEmpty,
+    compression: z.enum(['none', 'gzip']),
+    sendTimeoutMs: positiveInt,
+    batchMaxBytes: positiveInt,
+    unavailableRetryAfterSeconds: positiveInt,
+    createTopic: z.boolean(),
+    topicPartitions: positiveInt,
+  }),
+});
+
+export class CollectorConfigError extends Error {
+  override name = 'CollectorConfigError';
+  constructor(readonly problems: string[]) {
+    super(`invalid collector configuration: ${problems.join('; ')}`);
+  }
+}
+
+export function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  if (isIP(host) === 4) return host.startsWith('127.');
+  return host === '::1' || host === '[::1]';
+}
+
+/** Every problem of a configuration, each as `collector.<key>: <what is wrong>`; empty when it is valid. */
+export function validateCollectorConfig(config: unknown): string[] {
+  const problems: string[] = [];
+  const parsed = Schema.safeParse(config);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const key = ['collector', ...issue.path.map(String)].join('.');
+      problems.push(`${key}: ${issue.message}`);
+    }
+    return problems;
+  }
+  const c = parsed.data;
+  if (c.auth.mode === 'bearer' && c.auth.tokens.length === 0) {
+    problems.push(
+      `collector.auth.tokens: bearer auth needs at least one token (set ${TOKENS_ENV}="token=tenant,..." or use auth.mode none for local development)`,
+    );
+  }
+  if (c.auth.mode === 'none' && !isLoopback(c.http.host)) {
+    problems.push(`collector.http.host: auth.mode none binds to loopback only, not ${c.http.host}`);
+  }
+  const seen = new Set<string>();
+  c.auth.tokens.forEach((t, i) => {
+    if (seen.has(t.token)) problems.push(`collector.auth.tokens.${i}.token: the same token is listed twice`);
+    seen.add(t.token);
+  });
+  if (c.limits.maxInFlightBytes < c.limits.maxBodyBytes) {
+    problems.push('collector.limits.maxInFlightBytes: must be at least limits.maxBodyBytes');
+  }
+  return problems;
+}
+
+/** Parses `token1=tenantA,token2=tenantB`. */
+export function parseTokenList(value: string, source = TOKENS_ENV): TokenEntry[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const at = pair.lastIndexOf('=');
+      if (at <= 0 || at === pair.length - 1) {
+        throw new CollectorConfigError([`${source}: "${pair.slice(0, 4)}…" is not token=tenant`]);
+      }
+      return { token: pair.slice(0, at), tenant: pair.slice(at + 1) };
+    });
+}
+
+type DeepPartial<T> = {
+  [K in keyof T]?: T[K] extends (infer U)[] ? U[] : T[K] extends object ? DeepPartial<T[K]> : T[K];
+};
+export type CollectorConfigInput = DeepPartial<CollectorConfig>;
+
+function merge<T>(base: T, over: unknown): T {
+  if (over === undefined) return base;
+  if (typeof base !== 'object' || base === null || Array.isArray(base)) return over as T;
+  if (typeof over !== 'object' || over === null || Array.isArray(over)) return over as T;
+  const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(over)) out[k] = merge(out[k], v);
+  return out as T;
+}
+
+export interface LoadOptions {
+  /** A YAML or JSON file whose top-level `collector:` key (or the whole document) is the configuration. */
+  file?: string;
+  env?: NodeJS.ProcessEnv;
+  /** From command-line flags; wins over everything. */
+  overrides?: CollectorConfigInput;
+}
+
+function fromEnv(env: NodeJS.ProcessEnv): CollectorConfigInput {
+  const out: CollectorConfigInput = {};
+  if (env.TOOLTRAIL_COLLECTOR_HOST) out.http = { host: env.TOOLTRAIL_COLLECTOR_HOST };
+  if (env.TOOLTRAIL_COLLECTOR_PORT) {
+    out.http = { ...out.http, port: Number(env.TOOLTRAIL_COLLECTOR_PORT) };
+  }
+  if (env.TOOLTRAIL_COLLECTOR_TOPIC) out.kafka = { topic: env.TOOLTRAIL_COLLECTOR_TOPIC };
+  return out;
+}
+
+/** Builds and validates the configuration; throws CollectorConfigError listing every problem. */
+export function loadCollectorConfig(options: LoadOptions = {}): CollectorConfig {
+  const env = options.env ?? process.env;
+  let config: unknown = defaultCollectorConfig(env);
+  if (options.file) {
+    let doc: unknown;
+    try {
+      doc = parseYaml(readFileSync(options.file, 'utf8'));
+    } catch (err) {
+      throw new CollectorConfigError([`${options.file}: ${(err as Error).message}`]);
+    }
+    const section =
+      typeof doc === 'object' && doc !== null && 'collector' in doc ? (doc as { collector: unknown }).collector : doc;
+    config = merge(config, section ?? {});
+  }
+  config = merge(config, fromEnv(env));
+  const envTokens = env[TOKENS_ENV];
+  if (envTokens) {
+    // Tokens from the environment add to the file's, so a secret store can hold some and the file others.
+    const c = config as CollectorConfig;
+    config = { ...c, auth: { ...c.auth, tokens: [...(c.auth?.tokens ?? []), ...parseTokenList(envTokens)] } };
+  }
+  config = merge(config, options.overrides);
+  const problems = validateCollectorConfig(config);
+  if (problems.length > 0) throw new CollectorConfigError(problems);
+  return config as CollectorConfig;
+}

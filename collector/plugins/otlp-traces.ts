@@ -1,0 +1,227 @@
+/**
+ * `POST /v1/traces` per the OTLP/HTTP specification: protobuf or JSON bodies, gzip/deflate, the response in the
+ * request's content type, per-span validation reported through partial_success, and 200 only once the sink
+ * acknowledged every accepted span. Refusals carry a google.rpc.Status body (protobuf or JSON, as the request).
+ */
+import { isUtf8 } from 'node:buffer';
+import type { Readable } from 'node:stream';
+import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import {
+  decodeExportTraceServiceRequestChecked,
+  type ExportTraceServiceRequest,
+  encodeExportTraceServiceResponse,
+  encodeRpcStatus,
+  exportTraceServiceRequestFromJson,
+  exportTraceServiceResponseToJson,
+  type JsonSpanRejection,
+  OtlpDecodeError,
+  OtlpJsonError,
+  RpcCode,
+  rpcStatusToJson,
+} from '../../platform/otlp/index.ts';
+import { Admission } from '../admission.ts';
+import { readBody } from '../body.ts';
+import type { CollectorConfig } from '../config.ts';
+import { CollectorHttpError, refuse } from '../errors.ts';
+import type { CollectorMetrics } from '../metrics.ts';
+import { SinkUnavailableError, type SpanSink } from '../sink.ts';
+import { rejectionMessage, stampTenant, validateRequest } from '../validate.ts';
+
+export const TRACES_PATH = '/v1/traces';
+const PROTOBUF = 'application/x-protobuf';
+const JSON_TYPE = 'application/json';
+
+export interface OtlpTracesOptions {
+  limits: CollectorConfig['limits'];
+  sink: SpanSink;
+  metrics: CollectorMetrics;
+}
+
+type Format = 'protobuf' | 'json';
+
+function formatOf(contentType: string | undefined): Format | undefined {
+  const base = contentType?.split(';')[0]?.trim().toLowerCase();
+  if (base === PROTOBUF) return 'protobuf';
+  if (base === JSON_TYPE) return 'json';
+  return undefined;
+}
+
+interface RequestState {
+  entered: boolean;
+  bytes: number;
+}
+
+const rpcStatusSchema = {
+  type: 'object',
+  properties: { code: { type: 'integer' }, message: { type: 'string' }, details: { type: 'array' } },
+};
+
+const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) => {
+  const { limits, sink, metrics } = options;
+  for (const k of ['maxWireBytes', 'maxBodyBytes', 'maxConcurrentRequests', 'maxInFlightBytes'] as const) {
+    if (!(limits[k] > 0)) throw new Error(`otlp-traces: limits.${k} must be positive`);
+  }
+  const admission = new Admission(limits.maxConcurrentRequests, limits.maxInFlightBytes);
+  metrics.trackInFlight(admission.state);
+  const states = new WeakMap<FastifyRequest, RequestState>();
+  const release = async (request: FastifyRequest) => {
+    const s = states.get(request);
+    if (!s) return;
+    states.delete(request);
+    if (s.entered) admission.leave();
+    if (s.bytes > 0) admission.release(s.bytes);
+  };
+
+  // Only these two media types reach the route; anything else is refused by Fastify with 415 (see the handler).
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser([PROTOBUF, JSON_TYPE], async (request: FastifyRequest, payload: Readable) => {
+    const body = await readBody(request.headers, payload, limits);
+    if (!admission.tryReserve(body.length)) {
+      throw refuse.throttled(
+        'memory_limit',
+        'the collector holds too many request bytes; retry later',
+        limits.throttleRetryAfterSeconds,
+      );
+    }
+    const s = states.get(request);
+    if (s) s.bytes = body.length;
+    else admission.release(body.length);
+    return body;
+  });
+
+  app.addHook('onRequest', async (request) => {
+    if (!admission.tryEnter()) {
+      throw refuse.throttled(
+        'concurrency_limit',
+        `the collector is handling ${limits.maxConcurrentRequests} requests; retry later`,
+        limits.throttleRetryAfterSeconds,
+      );
+    }
+    states.set(request, { entered: true, bytes: 0 });
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    await release(request);
+    metrics.requests.inc({ status: String(reply.statusCode) });
+    metrics.requestDuration.observe(reply.elapsedTime / 1_000);
+  });
+  app.addHook('onRequestAbort', release);
+
+  app.setErrorHandler((error: FastifyError | CollectorHttpError, request, reply) => {
+    let e: CollectorHttpError;
+    if (error instanceof CollectorHttpError) e = error;
+    else if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE' || error.statusCode === 415) {
+      e = refuse.unsupportedMediaType(
+        `Content-Type must be ${PROTOBUF} or ${JSON_TYPE}, not ${request.headers['content-type'] ?? 'none'}`,
+      );
+    } else if (error.statusCode === 413) e = refuse.tooLarge(error.message);
+    else if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+      e = refuse.notOtlp(error.message);
+    } else {
+      request.log.error({ err: error }, 'collector: unexpected error');
+      e = new CollectorHttpError(500, RpcCode.INTERNAL, 'not_otlp', 'internal error');
+    }
+    if (e.statusCode === 429 || e.statusCode === 503) {
+      metrics.requestsThrottled.inc({ status: String(e.statusCode), reason: e.reason });
+    }
+    if (e.retryAfterSeconds !== undefined) reply.header('retry-after', String(e.retryAfterSeconds));
+    if (e.statusCode === 413) reply.header('connection', 'close');
+    sendStatus(reply, formatOf(request.headers['content-type']), e.statusCode, e.rpcCode, e.message);
+  });
+
+  app.post<{ Body: Buffer | undefined }>(
+    TRACES_PATH,
+    {
+      config: { auth: true },
+      schema: {
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              partialSuccess: {
+                type: 'object',
+                properties: { rejectedSpans: { type: 'string' }, errorMessage: { type: 'string' } },
+              },
+            },
+          },
+          '4xx': rpcStatusSchema,
+          '5xx': rpcStatusSchema,
+        },
+      },
+    },
+    async (request, reply) => {
+      const format = formatOf(request.headers['content-type']);
+      if (!format) {
+        throw refuse.unsupportedMediaType(`Content-Type must be ${PROTOBUF} or ${JSON_TYPE}`);
+      }
+      const body = request.body ?? Buffer.alloc(0);
+      let decoded: ExportTraceServiceRequest;
+      let invalidUtf8: ((m: object) => number) | undefined;
+      let prior: JsonSpanRejection[] = [];
+      if (format === 'protobuf') {
+        try {
+          const checked = decodeExportTraceServiceRequestChecked(body);
+          decoded = checked.request;
+          invalidUtf8 = checked.invalidUtf8;
+        } catch (err) {
+          if (err instanceof OtlpDecodeError) throw refuse.notOtlp(err.message);
+          throw err;
+        }
+      } else {
+        if (!isUtf8(body)) throw refuse.notOtlp('the JSON body is not valid UTF-8');
+        let json: unknown;
+        try {
+          json = JSON.parse(body.toString('utf8'));
+        } catch (err) {
+          throw refuse.notOtlp(`the body is not JSON: ${(err as Error).message}`);
+        }
+        try {
+          const converted = exportTraceServiceRequestFromJson(json);
+          decoded = converted.request;
+          prior = converted.rejections;
+        } catch (err) {
+          if (err instanceof OtlpJsonError)
+            throw refuse.notOtlp(`not an OTLP/JSON ExportTraceServiceRequest: ${err.message}`);
+          throw err;
+        }
+      }
+
+      const tenant = request.tenant;
+      const result = validateRequest(decoded, { ...(invalidUtf8 ? { invalidUtf8 } : {}), prior });
+      for (const [reason, n] of result.byReason) metrics.spansRejected.inc({ tenant, reason }, n);
+      if (result.accepted > 0) {
+        metrics.tenantOverrides.inc({ tenant }, stampTenant(result.request, tenant));
+        try {
+          await sink.write(result.request, { tenant, spanCount: result.accepted });
+        } catch (err) {
+          if (err instanceof SinkUnavailableError) {
+            metrics.spansThrottled.inc({ tenant, status: '503' }, result.accepted);
+            throw refuse.unavailable(err.message, err.retryAfterSeconds);
+          }
+          throw err;
+        }
+        metrics.spansAccepted.inc({ tenant }, result.accepted);
+      }
+      const partialSuccess =
+        result.rejected > 0 ? { rejectedSpans: result.rejected, errorMessage: rejectionMessage(result) } : null;
+      if (format === 'protobuf') {
+        reply.header('content-type', PROTOBUF);
+        return reply.send(Buffer.from(encodeExportTraceServiceResponse(partialSuccess ? { partialSuccess } : {})));
+      }
+      reply.header('content-type', JSON_TYPE);
+      return exportTraceServiceResponseToJson(partialSuccess ? { partialSuccess } : {});
+    },
+  );
+};
+
+function sendStatus(reply: FastifyReply, format: Format | undefined, status: number, code: number, message: string) {
+  reply.code(status);
+  if (format === 'protobuf') {
+    reply.header('content-type', PROTOBUF);
+    return reply.send(Buffer.from(encodeRpcStatus({ code, message })));
+  }
+  reply.header('content-type', JSON_TYPE);
+  return reply.send(rpcStatusToJson({ code, message }));
+}
+
+export default fp(otlpTraces, { name: 'tooltrail-collector-otlp-traces', fastify: '5.x', encapsulate: true });

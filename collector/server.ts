@@ -1,0 +1,40 @@
+/**
+ * Builds the collector's Fastify app from a validated configuration and a sink: auth, the OTLP traces route,
+ * health and metrics. Closing the app closes the sink (after in-flight requests finished).
+ */
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { type CollectorConfig, validateCollectorConfig } from './config.ts';
+import { CollectorMetrics } from './metrics.ts';
+import auth from './plugins/auth.ts';
+import health from './plugins/health.ts';
+import metricsPlugin from './plugins/metrics.ts';
+import otlpTraces from './plugins/otlp-traces.ts';
+import type { SpanSink } from './sink.ts';
+
+export interface CollectorServerOptions {
+  config: CollectorConfig;
+  sink: SpanSink;
+  metrics?: CollectorMetrics;
+  logger?: FastifyServerOptions['logger'];
+  /** Close the sink when the app closes (default true). */
+  closeSink?: boolean;
+}
+
+export async function buildCollectorServer(options: CollectorServerOptions): Promise<FastifyInstance> {
+  const problems = validateCollectorConfig(options.config);
+  if (problems.length > 0) throw new Error(`invalid collector configuration: ${problems.join('; ')}`);
+  const { config, sink } = options;
+  const metrics = options.metrics ?? new CollectorMetrics();
+  const app = Fastify({
+    logger: options.logger ?? false,
+    // Fastify's own body limit does not apply: our parser bounds the body before and after decompression.
+    bodyLimit: config.limits.maxWireBytes,
+    return503OnClosing: true,
+  });
+  await app.register(auth, config.auth);
+  await app.register(otlpTraces, { limits: config.limits, sink, metrics });
+  await app.register(health, { sink });
+  await app.register(metricsPlugin, { metrics });
+  if (options.closeSink ?? true) app.addHook('onClose', async () => sink.close());
+  return app;
+}

@@ -1,0 +1,33 @@
+/**
+ * Where accepted spans go. The collector answers 200 only after `write` resolved, so a sink resolves only once its
+ * downstream holds the spans durably (Kafka: acknowledged by all in-sync replicas).
+ */
+import type { ExportTraceServiceRequest } from '../platform/otlp/index.ts';
+
+export interface SinkContext {
+  /** The tenant of the credential; already stamped on every ResourceSpans of the request. */
+  tenant: string;
+  /** Spans in the request (for metrics and batching; the sink must not rely on it for correctness). */
+  spanCount: number;
+}
+
+export interface SpanSink {
+  readonly name: string;
+  /** Resolves once the spans are durably accepted; rejects with SinkUnavailableError when they may not be. */
+  write(request: ExportTraceServiceRequest, context: SinkContext): Promise<void>;
+  /** True when a write would be expected to succeed now (readiness probe). */
+  ready(): Promise<boolean>;
+  /** Flushes what is pending and releases connections. */
+  close(): Promise<void>;
+}
+
+/** The downstream is slow or down: the client should retry later (HTTP 503 with Retry-After). */
+export class SinkUnavailableError extends Error {
+  override name = 'SinkUnavailableError';
+  constructor(
+    message: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(message);
+  }
+}

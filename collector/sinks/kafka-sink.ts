@@ -1,0 +1,269 @@
+/**
+ * The Kafka sink: each request's spans become one message per trace (key = trace id hex, value = OTLP protobuf
+ * ExportTraceServiceRequest, header `tooltrail-tenant`), produced by an idempotent producer with acks from all
+ * in-sync replicas. A write resolves only when Kafka acknowledged every message of its request.
+ *
+ * kafkajs sends each `send()` as its own produce request and has no linger, so the sink batches itself: while one
+ * send is in flight, the writes that arrive wait and leave together in the next one (no added latency when idle).
+ * Each write is bounded by `sendTimeoutMs`; a failure or a timeout opens a breaker for `unavailableRetryAfterSeconds`
+ * during which writes fail at once with SinkUnavailableError (HTTP 503 + Retry-After) instead of piling up, then the
+ * next batch probes Kafka again. After a failed send the producer is replaced, so its next id and sequence start clean.
+ */
+import {
+  createIdempotentProducer,
+  createKafkaClient,
+  describeCluster,
+  ensureTopics,
+  type KafkaClient,
+  type OutgoingMessage,
+  type Producer,
+} from '../../platform/kafka/index.ts';
+import type { ExportTraceServiceRequest } from '../../platform/otlp/index.ts';
+import type { CollectorConfig } from '../config.ts';
+import { type SinkContext, SinkUnavailableError, type SpanSink } from '../sink.ts';
+import { splitByTrace } from '../split-by-trace.ts';
+
+export const TENANT_HEADER = 'tooltrail-tenant';
+/** A readiness answer is reused this long, so probes every second do not each open an admin connection. */
+const READY_CACHE_MS = 2_000;
+
+export interface KafkaSinkObserver {
+  /** One produce request finished (ok or not) after `seconds`, carrying `messages` messages. */
+  onSend?(seconds: number, messages: number, ok: boolean): void;
+  /** The breaker changed state (`down`: writes fail fast). */
+  onStateChange?(state: 'up' | 'down', reason: string): void;
+}
+
+export interface KafkaSinkOptions {
+  config: CollectorConfig['kafka'];
+  observer?: KafkaSinkObserver;
+  /** Silence kafkajs' own error log (tests that stop a broker on purpose). */
+  quiet?: boolean;
+  /** Unit tests pass fakes; by default a kafkajs client is built from `config`. */
+  createProducer?: () => Producer;
+  probe?: () => Promise<boolean>;
+}
+
+interface Pending {
+  messages: OutgoingMessage[];
+  bytes: number;
+  settled: boolean;
+  timer: NodeJS.Timeout;
+  resolve(): void;
+  reject(err: Error): void;
+}
+
+export interface KafkaSpanSink extends SpanSink {
+  /** Creates the topic when it is missing (`kafka.createTopic`). */
+  ensureTopic(): Promise<void>;
+}
+
+export function createKafkaSink(options: KafkaSinkOptions): KafkaSpanSink {
+  const cfg = options.config;
+  const observer = options.observer ?? {};
+  let client: KafkaClient | undefined;
+  const kafkaClient = () => {
+    client ??= createKafkaClient({
+      brokers: cfg.brokers,
+      clientId: cfg.clientId,
+      connectionTimeoutMs: 1_000,
+      requestTimeoutMs: Math.max(cfg.sendTimeoutMs, 1_000),
+      retries: 2,
+      quiet: options.quiet ?? false,
+    });
+    return client;
+  };
+  const newProducer =
+    options.createProducer ??
+    (() => createIdempotentProducer(kafkaClient(), { compression: cfg.compression, retries: 2 }));
+  const probe =
+    options.probe ??
+    (async () => {
+      const probeClient = createKafkaClient({
+        brokers: cfg.brokers,
+        clientId: `${cfg.clientId}-readiness`,
+        connectionTimeoutMs: 1_000,
+        requestTimeoutMs: 2_000,
+        retries: 0,
+        quiet: true,
+      });
+      try {
+        return (await describeCluster(probeClient)).brokers > 0;
+      } catch {
+        return false;
+      }
+    });
+
+  let producer: Producer | undefined;
+  let connected: Promise<void> | undefined;
+  const queue: Pending[] = [];
+  let sending = false;
+  let closed = false;
+  let downUntil = 0;
+  let lastOkAt = 0;
+  let readyCache: { at: number; value: Promise<boolean> } | undefined;
+  const retryAfter = cfg.unavailableRetryAfterSeconds;
+
+  const markDown = (reason: string) => {
+    const wasUp = Date.now() >= downUntil;
+    downUntil = Date.now() + retryAfter * 1_000;
+    readyCache = undefined;
+    if (wasUp) observer.onStateChange?.('down', reason);
+  };
+  const markUp = () => {
+    lastOkAt = Date.now();
+    if (downUntil !== 0) {
+      downUntil = 0;
+      observer.onStateChange?.('up', 'a send was acknowledged');
+    }
+  };
+
+  const ensureConnected = (): Promise<void> => {
+    if (!connected) {
+      const p = newProducer();
+      producer = p;
+      connected = p.connect().catch((err: unknown) => {
+        if (producer === p) {
+          producer = undefined;
+          connected = undefined;
+        }
+        throw err;
+      });
+    }
+    return connected;
+  };
+
+  /** Drops the producer after a failure; the next batch connects a fresh one. */
+  const resetProducer = () => {
+    const old = producer;
+    producer = undefined;
+    connected = undefined;
+    old?.disconnect().catch(() => {});
+  };
+
+  const pump = () => {
+    if (sending || closed) return;
+    // Writes that timed out while queued were answered 503 already: they must not reach Kafka.
+    while (queue.length > 0 && queue[0]?.settled) queue.shift();
+    if (queue.length === 0) return;
+    const batch: Pending[] = [];
+    let bytes = 0;
+    while (queue.length > 0) {
+      const next = queue[0] as Pending;
+      if (next.settled) {
+        queue.shift();
+        continue;
+      }
+      if (batch.length > 0 && bytes + next.bytes > cfg.batchMaxBytes) break;
+      batch.push(next);
+      bytes += next.bytes;
+      queue.shift();
+    }
+    const messages = batch.length === 1 ? (batch[0] as Pending).messages : batch.flatMap((b) => b.messages);
+    sending = true;
+    const started = performance.now();
+    ensureConnected()
+      .then(() => (producer as Producer).send(cfg.topic, messages))
+      .then(
+        () => {
+          observer.onSend?.((performance.now() - started) / 1_000, messages.length, true);
+          markUp();
+          for (const p of batch) {
+            clearTimeout(p.timer);
+            if (!p.settled) {
+              p.settled = true;
+              p.resolve();
+            }
+          }
+        },
+        (err: unknown) => {
+          observer.onSend?.((performance.now() - started) / 1_000, messages.length, false);
+          const reason = err instanceof Error ? err.message : String(err);
+          markDown(reason);
+          resetProducer();
+          for (const p of batch) {
+            clearTimeout(p.timer);
+            if (!p.settled) {
+              p.settled = true;
+              p.reject(new SinkUnavailableError(`Kafka did not acknowledge the spans: ${reason}`, retryAfter));
+            }
+          }
+        },
+      )
+      .finally(() => {
+        sending = false;
+        pump();
+      });
+  };
+
+  return {
+    name: 'kafka',
+
+    write(request: ExportTraceServiceRequest, context: SinkContext): Promise<void> {
+      if (closed) return Promise.reject(new SinkUnavailableError('the collector is shutting down', retryAfter));
+      if (Date.now() < downUntil) {
+        return Promise.reject(new SinkUnavailableError('Kafka is unavailable (recent sends failed)', retryAfter));
+      }
+      const headers = { [TENANT_HEADER]: context.tenant };
+      let bytes = 0;
+      const messages = splitByTrace(request).map((m) => {
+        bytes += m.value.length + m.key.length;
+        return { key: m.key, value: m.value, headers };
+      });
+      if (messages.length === 0) return Promise.resolve();
+      return new Promise<void>((resolve, reject) => {
+        const entry: Pending = {
+          messages,
+          bytes,
+          settled: false,
+          resolve,
+          reject,
+          timer: setTimeout(() => {
+            if (entry.settled) return;
+            entry.settled = true;
+            markDown(`no acknowledgement within ${cfg.sendTimeoutMs} ms`);
+            reject(
+              new SinkUnavailableError(
+                `Kafka did not acknowledge the spans within ${cfg.sendTimeoutMs} ms`,
+                retryAfter,
+              ),
+            );
+          }, cfg.sendTimeoutMs),
+        };
+        queue.push(entry);
+        pump();
+      });
+    },
+
+    async ready(): Promise<boolean> {
+      const now = Date.now();
+      if (now < downUntil) return false;
+      if (now - lastOkAt < READY_CACHE_MS) return true;
+      if (!readyCache || now - readyCache.at > READY_CACHE_MS) readyCache = { at: now, value: probe() };
+      return readyCache.value;
+    },
+
+    async ensureTopic(): Promise<void> {
+      if (!cfg.createTopic) return;
+      await ensureTopics(kafkaClient(), [{ topic: cfg.topic, numPartitions: cfg.topicPartitions }]);
+    },
+
+    async close(): Promise<void> {
+      closed = true;
+      // Let the batch in flight finish; queued writes are refused (their clients get 503 and retry elsewhere).
+      for (const p of queue.splice(0)) {
+        clearTimeout(p.timer);
+        if (!p.settled) {
+          p.settled = true;
+          p.reject(new SinkUnavailableError('the collector is shutting down', retryAfter));
+        }
+      }
+      const deadline = Date.now() + cfg.sendTimeoutMs;
+      while (sending && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      const p = producer;
+      producer = undefined;
+      connected = undefined;
+      await p?.disconnect().catch(() => {});
+    },
+  };
+}

@@ -1,0 +1,107 @@
+/** Builders of OTLP requests and collector configurations shared by the collector's unit and integration tests. */
+import { randomBytes } from 'node:crypto';
+import { type CollectorConfig, type CollectorConfigInput, loadCollectorConfig } from '../../../collector/config.ts';
+import type { SinkContext, SpanSink } from '../../../collector/sink.ts';
+import {
+  type AnyValue,
+  type ExportTraceServiceRequest,
+  encodeExportTraceServiceRequest,
+  type KeyValue,
+  type Span,
+} from '../../../platform/otlp/index.ts';
+
+export const TOKEN_A = 'token-a-0123456789abcdef';
+export const TOKEN_B = 'token-b-0123456789abcdef';
+export const TENANT_A = 'tenant-a';
+export const TENANT_B = 'tenant-b';
+
+export function testConfig(overrides: CollectorConfigInput = {}): CollectorConfig {
+  return loadCollectorConfig({
+    env: { TOOLTRAIL_COLLECTOR_TOKENS: `${TOKEN_A}=${TENANT_A},${TOKEN_B}=${TENANT_B}` },
+    overrides,
+  });
+}
+
+export function attr(key: string, value: AnyValue): KeyValue {
+  return { key, value };
+}
+
+export const str = (stringValue: string): AnyValue => ({ stringValue });
+export const int = (n: number): AnyValue => ({ intValue: n });
+export const bool = (boolValue: boolean): AnyValue => ({ boolValue });
+export const strs = (...values: string[]): AnyValue => ({ arrayValue: { values: values.map(str) } });
+
+export function newTraceId(): Buffer {
+  return randomBytes(16);
+}
+
+let spanCounter = 0;
+export function span(overrides: Partial<Span> = {}): Span {
+  spanCounter++;
+  const start = 1_700_000_000_000_000_000n + BigInt(spanCounter) * 1_000n;
+  return {
+    traceId: newTraceId(),
+    spanId: randomBytes(8),
+    name: `span-${spanCounter}`,
+    kind: 1,
+    startTimeUnixNano: start.toString(),
+    endTimeUnixNano: (start + 500n).toString(),
+    attributes: [attr('k', str('v'))],
+    ...overrides,
+  };
+}
+
+export function request(spans: Span[], resourceAttributes: KeyValue[] = []): ExportTraceServiceRequest {
+  return {
+    resourceSpans: [
+      {
+        resource: { attributes: [attr('service.name', str('unit-test')), ...resourceAttributes] },
+        scopeSpans: [{ scope: { name: 'fixtures', version: '1.0.0' }, spans }],
+      },
+    ],
+  };
+}
+
+export function protobufBody(req: ExportTraceServiceRequest): Buffer {
+  return Buffer.from(encodeExportTraceServiceRequest(req));
+}
+
+/** A sink that records what it is given; `behaviour` makes it fail or hang. */
+export class RecordingSink implements SpanSink {
+  readonly name = 'recording';
+  readonly writes: { request: ExportTraceServiceRequest; context: SinkContext }[] = [];
+  behaviour: 'ok' | 'fail' | 'hang' = 'ok';
+  failure: Error = new Error('down');
+  private hung: (() => void)[] = [];
+  isReady = true;
+  closed = false;
+
+  async write(request: ExportTraceServiceRequest, context: SinkContext): Promise<void> {
+    if (this.behaviour === 'fail') throw this.failure;
+    if (this.behaviour === 'hang') await new Promise<void>((r) => this.hung.push(r));
+    this.writes.push({ request, context });
+  }
+  /** Writes waiting in `hang` mode. */
+  get waiting(): number {
+    return this.hung.length;
+  }
+  release(): void {
+    for (const r of this.hung.splice(0)) r();
+  }
+  async ready(): Promise<boolean> {
+    return this.isReady;
+  }
+  async close(): Promise<void> {
+    this.release();
+    this.closed = true;
+  }
+}
+
+/** Yields to the event loop until `condition` holds (bounded: fails after `turns` turns). */
+export async function until(condition: () => boolean, turns = 10_000): Promise<void> {
+  for (let i = 0; i < turns; i++) {
+    if (condition()) return;
+    await new Promise((r) => setImmediate(r));
+  }
+  throw new Error('condition not reached');
+}
