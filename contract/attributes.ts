@@ -20,6 +20,12 @@ export const GenAi = {
   AGENT_ID: 'gen_ai.agent.id',
 } as const;
 
+/** General OpenTelemetry attributes (stable semantic conventions) that tool spans also carry. */
+export const OtelAttr = {
+  /** Low-cardinality class of the error that ended the call; set only when the call failed. */
+  ERROR_TYPE: 'error.type',
+} as const;
+
 /** The value of `gen_ai.operation.name` on tool spans. */
 export const EXECUTE_TOOL = 'execute_tool' as const;
 

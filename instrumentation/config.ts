@@ -1,0 +1,47 @@
+/** The library's configuration: plain data, parsed once with zod, defaults in one function. */
+import { z } from 'zod';
+
+export const FieldPoliciesSchema = z.record(z.string().min(1), z.enum(['raw', 'hash']));
+
+export const TooltrailConfigSchema = z.object({
+  /** What the guard decides when the evidence does not support a mutation: never `allowed`. */
+  onUnsafeEvidence: z.enum(['refused', 'review_requested']),
+  /** Opt-in recording of tool arguments / results, for every tool (a tool's own list adds to it). */
+  record: z.object({ arguments: FieldPoliciesSchema, result: FieldPoliciesSchema }),
+  /** Key for HMAC hashing of `hash` fields; without it hashes are plain SHA-256. */
+  hashKey: z.string().min(16).optional(),
+  /** Longest recorded arguments / result JSON, in characters. */
+  maxRecordedChars: z.number().int().positive(),
+  /** How many reads per session the guard remembers as evidence (oldest forgotten first). */
+  evidenceLedgerSize: z.number().int().positive(),
+});
+
+export type TooltrailConfig = z.infer<typeof TooltrailConfigSchema>;
+
+export const DEFAULT_MAX_RECORDED_CHARS = 4096;
+export const DEFAULT_EVIDENCE_LEDGER_SIZE = 1000;
+
+export function defaultConfig(): TooltrailConfig {
+  return {
+    onUnsafeEvidence: 'refused',
+    record: { arguments: {}, result: {} },
+    maxRecordedChars: DEFAULT_MAX_RECORDED_CHARS,
+    evidenceLedgerSize: DEFAULT_EVIDENCE_LEDGER_SIZE,
+  };
+}
+
+export type TooltrailConfigInput = Partial<Omit<TooltrailConfig, 'record'>> & {
+  record?: Partial<TooltrailConfig['record']>;
+};
+
+/** Merge over the defaults and validate; a bad option fails here, at start, naming every bad key. */
+export function parseConfig(input: TooltrailConfigInput = {}): TooltrailConfig {
+  const defaults = defaultConfig();
+  const merged = { ...defaults, ...input, record: { ...defaults.record, ...input.record } };
+  const parsed = TooltrailConfigSchema.safeParse(merged);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `tooltrail.${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid tooltrail configuration: ${problems.join('; ')}`);
+  }
+  return parsed.data;
+}

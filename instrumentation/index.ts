@@ -1,0 +1,52 @@
+/**
+ * @tooltrail/instrumentation: completeness contracts on OpenTelemetry tool spans, an all-pages collector that
+ * discloses its own limits, and a mutation guard that refuses to act on incomplete evidence.
+ */
+export type {
+  Continuation,
+  Pagination,
+  Reason,
+  Scope,
+  ToolResult,
+  ToolResultInput,
+  Warning,
+} from '../contract/envelope.ts';
+export { ToolResultSchema } from '../contract/envelope.ts';
+export type { TooltrailConfig } from './config.ts';
+export { defaultConfig } from './config.ts';
+export type {
+  EvidenceRef,
+  EvidenceSummary,
+  GuardFinding,
+  GuardFindingCode,
+  MutationPlan,
+  RecoveryOption,
+  ReviewRequest,
+} from './guard.ts';
+export { contractJsonSchema } from './json-schema.ts';
+export type {
+  InstrumentedMcpClient,
+  InstrumentMcpOptions,
+  McpCallOptions,
+  McpCallOutcome,
+  McpToolPolicy,
+} from './mcp.ts';
+export { instrumentMcpClient, interpretMcpResult } from './mcp.ts';
+export type { CollectAllPagesOptions, PageRequest, PagerBudget, PagerClock } from './pager.ts';
+export { collectAllPages, defaultPagerBudget, SourceError } from './pager.ts';
+export type { FieldPolicies, FieldPolicy } from './redaction.ts';
+export type { CompletenessState, InterpretedResult, NextStep, ReasonInput, Recognition } from './results.ts';
+export {
+  completenessState,
+  completeResult,
+  errorResult,
+  interpretToolResult,
+  isEvidenceOfAbsence,
+  nextStep,
+  partialResult,
+  warning,
+} from './results.ts';
+export type { Session, SessionInfo } from './session.ts';
+export type { CallOptions, MutationOutcome, ReadOutcome, ToolCallContext } from './tool-call.ts';
+export type { MutationTool, ReadTool, ToolDefinition, Tooltrail, TooltrailOptions } from './tooltrail.ts';
+export { createTooltrail } from './tooltrail.ts';

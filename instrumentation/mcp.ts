@@ -1,0 +1,147 @@
+/**
+ * MCP client wrapper: every `callTool` becomes an `execute_tool {name}` span. Completeness comes from the tool's
+ * structured result (the contract, when the server provides it) or from a `nextCursor` in it; a server that says
+ * nothing is recorded as unknown. A tool's effect comes from the caller's declaration, else from the server's
+ * annotations (`readOnlyHint`), else it is a mutation: MCP's own defaults assume an unannotated tool is destructive.
+ */
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Effect } from '../contract/codes.ts';
+import type { MutationPlan } from './guard.ts';
+import type { FieldPolicies } from './redaction.ts';
+import type { InterpretedResult } from './results.ts';
+import { errorResult, interpretToolResult, partialResult, unknownResult } from './results.ts';
+import type { Session } from './session.ts';
+import type { MutationOutcome, ReadOutcome } from './tool-call.ts';
+import type { Tooltrail } from './tooltrail.ts';
+
+/** The part of the SDK's Client this wrapper uses. */
+export type McpClientLike = Pick<Client, 'callTool' | 'listTools'>;
+
+export interface McpToolPolicy {
+  effect?: Effect;
+  record?: { arguments?: FieldPolicies; result?: FieldPolicies };
+  itemId?: (item: unknown) => string | number | undefined;
+}
+
+export interface InstrumentMcpOptions {
+  /** Per tool name: its effect (overrides annotations) and opt-in recording. */
+  tools?: Record<string, McpToolPolicy>;
+  /** `gen_ai.tool.type` recorded on MCP tool spans. Default: none. */
+  toolType?: string;
+}
+
+export interface McpCallOptions {
+  /** Required for mutations: basis, targets, evidence. A mutation without one is never allowed. */
+  plan?: MutationPlan;
+  toolCallId?: string;
+  requestOptions?: Parameters<Client['callTool']>[2];
+}
+
+export type McpCallOutcome =
+  | ({ effect: 'read' } & ReadOutcome<unknown, CallToolResult>)
+  | ({ effect: 'mutation' } & MutationOutcome<unknown, CallToolResult>);
+
+export interface InstrumentedMcpClient {
+  callTool(
+    session: Session,
+    params: { name: string; arguments?: Record<string, unknown> },
+    options?: McpCallOptions,
+  ): Promise<McpCallOutcome>;
+  /** Read the server's tool annotations (all pages, up to `maxPages`) so effects follow `readOnlyHint`. */
+  refreshToolEffects(maxPages?: number): Promise<ReadonlyMap<string, Effect>>;
+  effectOf(toolName: string): Effect;
+}
+
+export const DEFAULT_TOOL_LIST_MAX_PAGES = 50;
+
+export function instrumentMcpClient(
+  tooltrail: Tooltrail,
+  client: McpClientLike,
+  options: InstrumentMcpOptions = {},
+): InstrumentedMcpClient {
+  const annotated = new Map<string, Effect>();
+  const effectOf = (name: string): Effect => options.tools?.[name]?.effect ?? annotated.get(name) ?? 'mutation';
+
+  return {
+    effectOf,
+    async refreshToolEffects(maxPages = DEFAULT_TOOL_LIST_MAX_PAGES) {
+      let cursor: string | undefined;
+      for (let page = 0; page < maxPages; page += 1) {
+        const listed = await client.listTools(cursor === undefined ? {} : { cursor });
+        for (const tool of listed.tools) {
+          annotated.set(tool.name, tool.annotations?.readOnlyHint === true ? 'read' : 'mutation');
+        }
+        cursor = listed.nextCursor;
+        if (!cursor) break;
+      }
+      return annotated;
+    },
+    async callTool(session, params, callOptions = {}) {
+      const policy = options.tools?.[params.name] ?? {};
+      const effect = effectOf(params.name);
+      const spec = {
+        session,
+        toolName: params.name,
+        toolType: options.toolType,
+        effect,
+        call: callOptions.toolCallId === undefined ? undefined : { toolCallId: callOptions.toolCallId },
+        args: params.arguments,
+        recordArguments: policy.record?.arguments ?? {},
+        recordResult: policy.record?.result ?? {},
+        execute: async () => (await client.callTool(params, undefined, callOptions.requestOptions)) as CallToolResult,
+        interpret: interpretMcpResult,
+        itemId: policy.itemId,
+      };
+      if (effect === 'read') return { effect, ...(await tooltrail.runner.read(spec)) };
+      return { effect, ...(await tooltrail.runner.mutate(spec, callOptions.plan)) };
+    },
+  };
+}
+
+/** Completeness of an MCP tool result, from what the server actually said. */
+export function interpretMcpResult(result: CallToolResult): InterpretedResult {
+  const structured = result.structuredContent;
+  if (result.isError) {
+    // The content of an error result is tool output, so it is not copied into the span.
+    const inner = structured === undefined ? undefined : interpretToolResult(structured);
+    const reasons = inner?.recognized === 'contract' ? inner.result.completeness.reasons : [];
+    return {
+      result: errorResult({ type: 'mcp_tool_error', message: 'the MCP tool returned isError', reasons }),
+      recognized: inner?.recognized ?? 'unknown',
+    };
+  }
+  if (structured === undefined) {
+    return {
+      result: unknownResult(undefined, 'the MCP server returned no structured content: completeness unknown'),
+      recognized: 'unknown',
+    };
+  }
+  const inner = interpretToolResult(structured);
+  if (inner.recognized !== 'unknown') return inner;
+  const cursor = structured.nextCursor;
+  if (typeof cursor === 'string' && cursor.length > 0) {
+    const items = listIn(structured);
+    return {
+      result: partialResult({
+        ...(items ? { items } : { data: structured }),
+        reasons: [{ code: 'MORE_PAGES_AVAILABLE', message: 'the result carries a nextCursor' }],
+        continuation: { kind: 'next_cursor', cursor },
+      }),
+      recognized: 'pagination',
+    };
+  }
+  // No nextCursor is not "no more pages" for a tool result: the server said nothing about completeness.
+  const items = listIn(structured);
+  return {
+    result: unknownResult(items ?? structured, 'the MCP tool said nothing about completeness'),
+    recognized: 'unknown',
+  };
+}
+
+/** `items`, or the only array-valued field (`accounts`, `tools`, ...) of a structured result. */
+function listIn(structured: Record<string, unknown>): unknown[] | undefined {
+  if (Array.isArray(structured.items)) return structured.items;
+  const arrays = Object.values(structured).filter(Array.isArray);
+  return arrays.length === 1 ? arrays[0] : undefined;
+}
