@@ -3,6 +3,7 @@
  * function, validated once at the edge (every problem reported at once, each naming its key).
  */
 import { z } from 'zod';
+import { ConfigError } from '../services/config.ts';
 import { parseDurationSeconds } from './duration.ts';
 
 export const DEFAULT_INTERVAL_SECONDS = 60;
@@ -109,7 +110,8 @@ export function defaultAlertsConfig(alertmanagerUrl = 'http://127.0.0.1:9193'): 
   };
 }
 
-export class AlertsConfigError extends Error {
+/** A mistake the user can fix (bad key, ambiguous tenant...): the CLI prints it as one line. */
+export class AlertsConfigError extends ConfigError {
   override name = 'AlertsConfigError';
 }
 
