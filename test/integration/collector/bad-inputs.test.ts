@@ -6,7 +6,15 @@ import type { KafkaClient } from '../../../platform/kafka/index.ts';
 import { bytesToHex, decodeExportTraceServiceResponse, int64ToString } from '../../../platform/otlp/index.ts';
 import { requireKafka, uniqueName } from '../../support/services.ts';
 import { attr, protobufBody, request, span, str, TENANT_B, TOKEN_A, TOKEN_B } from '../../unit/collector/fixtures.ts';
-import { dropTopic, freshTopic, type RunningCollector, readTopicUntil, spanIdsOf, startCollector } from './harness.ts';
+import {
+  body,
+  dropTopic,
+  freshTopic,
+  type RunningCollector,
+  readTopicUntil,
+  spanIdsOf,
+  startCollector,
+} from './harness.ts';
 
 const PROTO = 'application/x-protobuf';
 
@@ -99,7 +107,7 @@ describe('collector bad inputs over HTTP with real Kafka', () => {
         ...c.headers,
       };
       if (headers.authorization === '') delete headers.authorization;
-      const res = await fetch(running.url, { method: 'POST', body: c.body, headers });
+      const res = await fetch(running.url, { method: 'POST', body: body(c.body), headers });
       assert.equal(res.status, c.status, c.rule);
       const payload = Buffer.from(await res.arrayBuffer());
       if (c.rejected !== undefined) {
@@ -110,14 +118,14 @@ describe('collector bad inputs over HTTP with real Kafka', () => {
     const forged = span();
     const claim = await fetch(running.url, {
       method: 'POST',
-      body: protobufBody(request([forged], [attr(Attr.TENANT, str('someone-else'))])),
+      body: body(protobufBody(request([forged], [attr(Attr.TENANT, str('someone-else'))]))),
       headers: { 'content-type': PROTO, authorization: `Bearer ${TOKEN_B}` },
     });
     assert.equal(claim.status, 200);
     const sentinel = span();
     const last = await fetch(running.url, {
       method: 'POST',
-      body: protobufBody(request([sentinel])),
+      body: body(protobufBody(request([sentinel]))),
       headers: { 'content-type': PROTO, authorization: `Bearer ${TOKEN_A}` },
     });
     assert.equal(last.status, 200);

@@ -95,3 +95,8 @@ export async function readTopicUntil(
 export function spanIdsOf(messages: ProducedMessage[]): string[] {
   return messages.flatMap((m) => m.spans.map((s) => bytesToHex(s.spanId)));
 }
+
+/** A request body `fetch` accepts (its types refuse a Buffer over a shared ArrayBuffer). */
+export function body(b: Buffer | string): string | Uint8Array<ArrayBuffer> {
+  return typeof b === 'string' ? b : Uint8Array.from(b);
+}

@@ -16,7 +16,7 @@ import { portFree } from '../../../services/process.ts';
 import type { ManagedService } from '../../../services/service.ts';
 import { services } from '../../support/services.ts';
 import { protobufBody, request, span, TOKEN_A } from '../../unit/collector/fixtures.ts';
-import { type RunningCollector, readTopicUntil, spanIdsOf, startCollector } from './harness.ts';
+import { body, type RunningCollector, readTopicUntil, spanIdsOf, startCollector } from './harness.ts';
 
 async function freePort(): Promise<number> {
   for (let i = 0; i < 50; i++) {
@@ -71,7 +71,7 @@ describe('collector while its Kafka goes down and comes back', () => {
     const spans = Array.from({ length: spanCount }, () => span());
     return fetch(running.url, {
       method: 'POST',
-      body: protobufBody(request(spans)),
+      body: body(protobufBody(request(spans))),
       headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${TOKEN_A}` },
     }).then((res) => ({ res, ids: spans.map((s) => bytesToHex(s.spanId)) }));
   };
