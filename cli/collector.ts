@@ -1,0 +1,72 @@
+/**
+ * `tooltrail collector`: runs the OTLP/HTTP collector until SIGINT/SIGTERM, then stops accepting, lets in-flight
+ * requests finish (each answered only after Kafka acknowledged), flushes and disconnects.
+ */
+import type { Command } from 'commander';
+import { CollectorConfigError, type CollectorConfigInput, loadCollectorConfig } from '../collector/config.ts';
+import { createCollector } from '../collector/factory.ts';
+import { ConfigError } from '../services/config.ts';
+
+interface CollectorFlags {
+  config?: string;
+  host?: string;
+  port?: string;
+  auth?: boolean;
+  topic?: string;
+  sink?: string;
+}
+
+export function registerCollectorCommand(program: Command): void {
+  program
+    .command('collector')
+    .description('run the OTLP/HTTP collector (POST /v1/traces on :4318) producing spans to Kafka')
+    .option('-c, --config <file>', 'YAML/JSON configuration file (its `collector:` section)')
+    .option('--host <address>', 'address to bind (default 127.0.0.1)')
+    .option('--port <port>', 'port to listen on (default 4318)')
+    .option('--no-auth', 'local development only: no tokens, one tenant, loopback bind only')
+    .option('--topic <name>', 'Kafka topic (default otlp_spans)')
+    .option('--sink <kafka|discard>', 'where spans go; discard drops them (benchmarks only)')
+    .action(async (flags: CollectorFlags) => {
+      const overrides: CollectorConfigInput = {};
+      if (flags.host !== undefined || flags.port !== undefined) {
+        overrides.http = {
+          ...(flags.host !== undefined ? { host: flags.host } : {}),
+          ...(flags.port !== undefined ? { port: Number(flags.port) } : {}),
+        };
+      }
+      if (flags.auth === false) overrides.auth = { mode: 'none' };
+      if (flags.topic !== undefined) overrides.kafka = { topic: flags.topic };
+      if (flags.sink !== undefined) overrides.sink = flags.sink as 'kafka' | 'discard';
+      let config: ReturnType<typeof loadCollectorConfig>;
+      try {
+        config = loadCollectorConfig({ ...(flags.config ? { file: flags.config } : {}), overrides });
+      } catch (err) {
+        // The CLI prints ConfigError as one line (cause and fix), never a stack trace.
+        if (err instanceof CollectorConfigError) throw new ConfigError(err.message);
+        throw err;
+      }
+      const collector = await createCollector(config, { logger: { level: 'warn' } });
+      const address = await collector.start();
+      const tenants = new Set(config.auth.tokens.map((t) => t.tenant));
+      console.log(
+        `tooltrail collector listening on ${address}/v1/traces (sink ${config.sink}${
+          config.sink === 'kafka' ? `: ${config.kafka.brokers.join(',')} topic ${config.kafka.topic}` : ''
+        }; auth ${config.auth.mode === 'none' ? 'NONE' : `bearer, ${tenants.size} tenant(s)`})`,
+      );
+      let stopping = false;
+      const stop = (signal: string) => {
+        if (stopping) return;
+        stopping = true;
+        console.log(`tooltrail collector: ${signal}, draining`);
+        collector.close().then(
+          () => process.exit(0),
+          (err: unknown) => {
+            console.error(`tooltrail collector: shutdown failed: ${(err as Error).message}`);
+            process.exit(1);
+          },
+        );
+      };
+      process.once('SIGINT', () => stop('SIGINT'));
+      process.once('SIGTERM', () => stop('SIGTERM'));
+    });
+}
