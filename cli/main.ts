@@ -5,6 +5,8 @@
 import { Command } from 'commander';
 import { ConfigError } from '../services/config.ts';
 import { ServiceError } from '../services/errors.ts';
+import { registerAlertsCommands } from './alerts.ts';
+import { registerCollectorCommand } from './collector.ts';
 import { registerMigrateCommand } from './migrate.ts';
 import { registerServicesCommand } from './services.ts';
 
@@ -15,6 +17,8 @@ const program = new Command('tooltrail')
 
 registerServicesCommand(program);
 registerMigrateCommand(program);
+registerCollectorCommand(program);
+registerAlertsCommands(program);
 
 try {
   await program.parseAsync(process.argv);
