@@ -214,7 +214,8 @@ test('each mid-scan disruption (change, expiry, restart, shard failure, revocati
       assert.equal(source.firstPageRequests, 1, 'never restarted');
       const first = source.snapshot('snap-1');
       if (first) {
-        for (const id of result.items ?? []) assert.ok(first.includes(id), `item ${id} comes from the first snapshot only`);
+        for (const id of result.items ?? [])
+          assert.ok(first.includes(id), `item ${id} comes from the first snapshot only`);
       }
     }),
     { numRuns: 200 },
