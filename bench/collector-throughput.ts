@@ -1,0 +1,291 @@
+/**
+ * Collector throughput: a load generator sends OTLP protobuf batches (512 tool-call spans per request, 8 spans per
+ * trace) through the collector into the real Kafka on this machine, and, as the baseline in the same run, the same
+ * requests to the collector with Kafka replaced by the discard sink (which still splits and encodes per trace).
+ * Prints sustained spans/s, p50/p99 request latency, and the collector process's CPU per 10k spans; medians of
+ * ROUNDS rounds. The collector runs in a child process so its CPU is its own.
+ *
+ *   node --import tsx bench/collector-throughput.ts [--seconds 10] [--rounds 3] [--concurrency 8] [--compression gzip|none]
+ */
+import { fork } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { Agent, request as httpRequest } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadCollectorConfig } from '../collector/config.ts';
+import { createCollector } from '../collector/factory.ts';
+import { Attr, EXECUTE_TOOL, GenAi, toolSpanName } from '../contract/index.ts';
+import { createKafkaClient, deleteTopics, ensureTopics } from '../platform/kafka/index.ts';
+import { encodeExportTraceServiceRequest, type KeyValue, type Span } from '../platform/otlp/index.ts';
+import { loadServicesConfig } from '../services/config.ts';
+
+const TOKEN = 'bench-token-0123456789abcdef';
+const SPANS_PER_REQUEST = 512;
+const SPANS_PER_TRACE = 8;
+
+const { values: args } = parseArgs({
+  options: {
+    seconds: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '3' },
+    concurrency: { type: 'string', default: '8' },
+    compression: { type: 'string', default: 'gzip' },
+    serve: { type: 'string' },
+    topic: { type: 'string' },
+  },
+});
+
+// ---- parent: load generator and report ---------------------------------------------------------------------
+function kv(key: string, value: KeyValue['value']): KeyValue {
+  return { key, value };
+}
+
+function makeBody(): Buffer {
+  const spans: Span[] = [];
+  const now = BigInt(Date.now()) * 1_000_000n;
+  for (let t = 0; t < SPANS_PER_REQUEST / SPANS_PER_TRACE; t++) {
+    const traceId = randomBytes(16);
+    for (let s = 0; s < SPANS_PER_TRACE; s++) {
+      const start = now + BigInt(t * 1000 + s);
+      spans.push({
+        traceId,
+        spanId: randomBytes(8),
+        parentSpanId: s === 0 ? null : randomBytes(8),
+        name: toolSpanName('list_service_accounts'),
+        kind: 1,
+        startTimeUnixNano: start.toString(),
+        endTimeUnixNano: (start + 2_500_000n).toString(),
+        attributes: [
+          kv(GenAi.OPERATION_NAME, { stringValue: EXECUTE_TOOL }),
+          kv(GenAi.TOOL_NAME, { stringValue: 'list_service_accounts' }),
+          kv(GenAi.TOOL_CALL_ID, { stringValue: `call_${randomBytes(6).toString('hex')}` }),
+          kv(GenAi.CONVERSATION_ID, { stringValue: `session-${t}` }),
+          kv(GenAi.AGENT_NAME, { stringValue: 'ops-agent' }),
+          kv(Attr.EFFECT, { stringValue: s % 4 === 3 ? 'mutation' : 'read' }),
+          kv(Attr.RESULT_STATUS, { stringValue: 'partial' }),
+          kv(Attr.RESULT_COMPLETE, { boolValue: false }),
+          kv(Attr.RESULT_REASONS, { arrayValue: { values: [{ stringValue: 'MORE_PAGES_AVAILABLE' }] } }),
+          kv(Attr.RESULT_ITEM_COUNT, { intValue: 50 }),
+          kv(Attr.RESULT_CONTINUATION, { stringValue: 'next_cursor' }),
+          kv(Attr.SCOPE_RESOURCE, { stringValue: 'service_accounts' }),
+          kv(Attr.SESSION_SEQUENCE, { intValue: s + 1 }),
+        ],
+        status: { code: 0 },
+      });
+    }
+  }
+  return Buffer.from(
+    encodeExportTraceServiceRequest({
+      resourceSpans: [
+        {
+          resource: { attributes: [kv('service.name', { stringValue: 'ops-agent' })] },
+          scopeSpans: [{ scope: { name: 'tooltrail', version: '0.1.0' }, spans }],
+        },
+      ],
+    }),
+  );
+}
+
+interface RoundResult {
+  spansPerSec: number;
+  p50: number;
+  p99: number;
+  cpuMsPer10k: number;
+  non200: number;
+}
+
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+
+async function startChild(mode: 'kafka' | 'discard', topic: string) {
+  const child = fork(
+    fileURLToPath(import.meta.url),
+    ['--serve', mode, '--topic', topic, '--compression', args.compression ?? 'gzip'],
+    {
+      execArgv: ['--import', 'tsx'],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    },
+  );
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('message', (m: { type: string; port: number }) => resolve(m.port));
+    child.once('exit', (code) => reject(new Error(`collector child exited with ${code}`)));
+  });
+  const cpu = () =>
+    new Promise<{ micros: number; accepted: number }>((resolve) => {
+      child.once('message', (m: { micros: number; accepted: number }) => resolve(m));
+      child.send({ type: 'cpu' });
+    });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      child.once('exit', () => resolve());
+      child.send({ type: 'stop' });
+    });
+  return { port, cpu, stop };
+}
+
+function post(agent: Agent, port: number, body: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        agent,
+        host: '127.0.0.1',
+        port,
+        path: '/v1/traces',
+        method: 'POST',
+        headers: {
+          'content-type': 'application/x-protobuf',
+          'content-length': body.length,
+          authorization: `Bearer ${TOKEN}`,
+        },
+      },
+      (res) => {
+        res.resume();
+        res.once('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
+async function load(port: number, bodies: Buffer[], seconds: number, concurrency: number) {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  const latencies: number[] = [];
+  let ok = 0;
+  let non200 = 0;
+  const deadline = performance.now() + seconds * 1_000;
+  let i = 0;
+  const worker = async () => {
+    while (performance.now() < deadline) {
+      const body = bodies[i++ % bodies.length] as Buffer;
+      const t0 = performance.now();
+      const status = await post(agent, port, body);
+      latencies.push(performance.now() - t0);
+      if (status === 200) ok++;
+      else non200++;
+    }
+  };
+  const t0 = performance.now();
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  const elapsed = (performance.now() - t0) / 1_000;
+  agent.destroy();
+  latencies.sort((a, b) => a - b);
+  return { spans: ok * SPANS_PER_REQUEST, elapsed, latencies, non200 };
+}
+
+async function round(
+  mode: 'kafka' | 'discard',
+  topic: string,
+  bodies: Buffer[],
+  seconds: number,
+  concurrency: number,
+): Promise<RoundResult> {
+  const child = await startChild(mode, topic);
+  try {
+    await load(child.port, bodies, 2, concurrency); // warm-up: JIT, connections, producer
+    const before = await child.cpu();
+    const r = await load(child.port, bodies, seconds, concurrency);
+    const after = await child.cpu();
+    if (mode === 'kafka' && after.accepted - before.accepted !== r.spans) {
+      throw new Error(
+        `Kafka acknowledged ${after.accepted - before.accepted} spans, the clients saw ${r.spans} accepted`,
+      );
+    }
+    return {
+      spansPerSec: r.spans / r.elapsed,
+      p50: percentile(r.latencies, 50),
+      p99: percentile(r.latencies, 99),
+      cpuMsPer10k: r.spans > 0 ? ((after.micros - before.micros) / 1_000 / r.spans) * 10_000 : Number.NaN,
+      non200: r.non200,
+    };
+  } finally {
+    await child.stop();
+  }
+}
+
+async function main() {
+  const seconds = Number(args.seconds);
+  const rounds = Number(args.rounds);
+  const concurrency = Number(args.concurrency);
+  const services = loadServicesConfig();
+  const kafka = createKafkaClient({ brokers: services.kafka.brokers, clientId: 'bench-admin', quiet: true });
+  const topic = `otlp_spans_bench_${Date.now().toString(36)}`;
+  await ensureTopics(kafka, [{ topic, numPartitions: 3 }]);
+  const bodies = Array.from({ length: 16 }, makeBody);
+  console.log(
+    `collector throughput: ${SPANS_PER_REQUEST} spans/request (${SPANS_PER_TRACE}/trace, ~${Math.round(bodies[0]!.length / 1024)} KiB protobuf), ` +
+      `${concurrency} concurrent clients, ${seconds}s x ${rounds} rounds, Kafka ${services.kafka.brokers.join(',')} compression ${args.compression}`,
+  );
+  const results: Record<'kafka' | 'discard', RoundResult[]> = { kafka: [], discard: [] };
+  try {
+    for (let i = 0; i < rounds; i++) {
+      for (const mode of ['discard', 'kafka'] as const) {
+        const r = await round(mode, topic, bodies, seconds, concurrency);
+        results[mode].push(r);
+        console.log(
+          `  round ${i + 1} ${mode.padEnd(7)} ${Math.round(r.spansPerSec).toLocaleString('en-US').padStart(9)} spans/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  CPU ${r.cpuMsPer10k.toFixed(1)} ms/10k spans${r.non200 ? `  (${r.non200} non-200)` : ''}`,
+        );
+      }
+    }
+  } finally {
+    await deleteTopics(kafka, [topic]).catch(() => {});
+  }
+  const summary = (mode: 'kafka' | 'discard') => {
+    const rs = results[mode];
+    return {
+      spansPerSec: median(rs.map((r) => r.spansPerSec)),
+      p50: median(rs.map((r) => r.p50)),
+      p99: median(rs.map((r) => r.p99)),
+      cpu: median(rs.map((r) => r.cpuMsPer10k)),
+    };
+  };
+  const k = summary('kafka');
+  const d = summary('discard');
+  console.log('medians:');
+  console.log(
+    `  into Kafka        ${Math.round(k.spansPerSec).toLocaleString('en-US').padStart(9)} spans/s  p50 ${k.p50.toFixed(1)} ms  p99 ${k.p99.toFixed(1)} ms  collector CPU ${k.cpu.toFixed(1)} ms/10k spans`,
+  );
+  console.log(
+    `  discard baseline  ${Math.round(d.spansPerSec).toLocaleString('en-US').padStart(9)} spans/s  p50 ${d.p50.toFixed(1)} ms  p99 ${d.p99.toFixed(1)} ms  collector CPU ${d.cpu.toFixed(1)} ms/10k spans`,
+  );
+  console.log(
+    `  ratio Kafka/discard: throughput ${(k.spansPerSec / d.spansPerSec).toFixed(2)}x, CPU per span ${(k.cpu / d.cpu).toFixed(2)}x; target >= 50,000 spans/s into Kafka: ${k.spansPerSec >= 50_000 ? 'met' : 'NOT met'}`,
+  );
+}
+
+// ---- child: the collector under test -------------------------------------------------------------------------
+async function serve(mode: string) {
+  const config = loadCollectorConfig({
+    env: { ...process.env, TOOLTRAIL_COLLECTOR_TOKENS: `${TOKEN}=bench` },
+    overrides: {
+      http: { host: '127.0.0.1', port: 0 },
+      sink: mode === 'kafka' ? 'kafka' : 'discard',
+      kafka: {
+        topic: args.topic ?? 'otlp_spans_bench',
+        createTopic: false,
+        compression: args.compression as 'gzip' | 'none',
+      },
+    },
+  });
+  const collector = await createCollector(config, { quiet: true, notify: () => {} });
+  const address = await collector.start();
+  process.on('message', (m: { type: string }) => {
+    if (m.type === 'cpu') {
+      const u = process.cpuUsage();
+      process.send?.({
+        type: 'cpu',
+        micros: u.user + u.system,
+        accepted: collector.metrics.spansAccepted.get({ tenant: 'bench' }),
+      });
+    } else if (m.type === 'stop') {
+      collector.close().then(() => process.exit(0));
+    }
+  });
+  process.send?.({ type: 'ready', port: Number(new URL(address).port) });
+}
+
+if (args.serve) await serve(args.serve);
+else await main();
