@@ -47,9 +47,14 @@ export function loadMigrations(dir = MIGRATIONS_DIR): Migration[] {
 }
 
 /** The engine clause for a table: MergeTree on one node, ReplicatedMergeTree on a cluster. */
-function engineFor(config: SchemaConfig, table: string, engine = 'MergeTree'): string {
+export function engineFor(config: SchemaConfig, table: string, engine = 'MergeTree'): string {
   if (!config.cluster) return engine;
-  return `Replicated${engine}('/clickhouse/tables/{shard}/${config.database}/${table}', '{replica}')`;
+  // `ReplacingMergeTree(v)` -> `ReplicatedReplacingMergeTree('<zk path>', '{replica}', v)`: the engine's own
+  // arguments come after the replication ones.
+  const m = /^([A-Za-z]+)(?:\((.*)\))?$/.exec(engine);
+  if (!m) throw new Error(`unsupported engine clause: ${engine}`);
+  const own = m[2]?.trim() ? `, ${m[2].trim()}` : '';
+  return `Replicated${m[1]}('/clickhouse/tables/{shard}/${config.database}/${table}', '{replica}'${own})`;
 }
 
 /** Fills the placeholders of one SQL file. `{{engine}}` or `{{engine:ReplacingMergeTree(v)}}`. */

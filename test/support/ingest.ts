@@ -10,10 +10,15 @@
 import { createHash } from 'node:crypto';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { Attr } from '../../contract/index.ts';
+import { Attr, EXECUTE_TOOL, GenAi, OtelResource, toolSpanName, WarningEvent } from '../../contract/index.ts';
 import { type FlattenResult, flatten } from '../../ingest/flatten.ts';
 import { createClickHouseWriter } from '../../ingest/writer.ts';
-import { decodeExportTraceServiceRequest, type ExportTraceServiceRequest } from '../../platform/otlp/index.ts';
+import {
+  decodeExportTraceServiceRequest,
+  type ExportTraceServiceRequest,
+  encodeExportTraceServiceRequest,
+  type Span,
+} from '../../platform/otlp/index.ts';
 import type { TestDatabase } from './services.ts';
 
 /** OTel SDK spans -> OTLP protobuf bytes, exactly as `@opentelemetry/exporter-trace-otlp-proto` sends them. */
@@ -74,4 +79,109 @@ export async function ingestRequest(db: TestDatabase, request: ExportTraceServic
 export async function ingestSpans(db: TestDatabase, spans: ReadableSpan[], tenant: string): Promise<IngestedRows> {
   const request = decodeExportTraceServiceRequest(serializeSpans(spans));
   return ingestRequest(db, stampTenant(request, tenant));
+}
+
+export interface SyntheticOptions {
+  tenant: string;
+  /** Tool spans in the request (plus one non-tool parent span). */
+  toolSpans: number;
+  /** Distinguishes requests: ids are derived from it, so (seed, index) pairs are unique. */
+  seed: number;
+  /** Unix ms of the first span (default: now). */
+  startMs?: number;
+  /** Add a `tooltrail.warning` event to every Nth tool span (0: none). */
+  warningEvery?: number;
+}
+
+function idBytes(length: number, seed: number, index: number): Buffer {
+  const b = Buffer.alloc(length);
+  b.writeUInt32BE(seed >>> 0, 0);
+  b.writeUInt32BE(index + 1, length - 4);
+  return b;
+}
+
+/**
+ * One OTLP request of one trace: a parent span and `toolSpans` tool spans carrying the completeness contract, with
+ * deterministic ids, as the instrumentation library would emit them (and the collector stamp them).
+ */
+export function syntheticRequest(o: SyntheticOptions): ExportTraceServiceRequest {
+  const traceId = idBytes(16, o.seed, 0xffff);
+  const parentId = idBytes(8, o.seed, 0xfffe);
+  const startNs = BigInt(o.startMs ?? Date.now()) * 1_000_000n;
+  const ns = (v: bigint) => v.toString();
+  const spans: Span[] = [
+    {
+      traceId,
+      spanId: parentId,
+      name: 'agent turn',
+      kind: 1,
+      startTimeUnixNano: ns(startNs),
+      endTimeUnixNano: ns(startNs + 5_000_000n),
+      attributes: [{ key: GenAi.CONVERSATION_ID, value: { stringValue: `sess-${o.seed}` } }],
+    },
+  ];
+  for (let i = 0; i < o.toolSpans; i++) {
+    const mutation = i % 5 === 4;
+    const t0 = startNs + BigInt(i) * 1_000n;
+    spans.push({
+      traceId,
+      spanId: idBytes(8, o.seed, i),
+      parentSpanId: parentId,
+      name: toolSpanName(mutation ? 'delete_accounts' : 'list_accounts'),
+      kind: 1,
+      startTimeUnixNano: ns(t0),
+      endTimeUnixNano: ns(t0 + 750_000n),
+      attributes: [
+        { key: GenAi.OPERATION_NAME, value: { stringValue: EXECUTE_TOOL } },
+        { key: GenAi.TOOL_NAME, value: { stringValue: mutation ? 'delete_accounts' : 'list_accounts' } },
+        { key: GenAi.TOOL_CALL_ID, value: { stringValue: `call-${o.seed}-${i}` } },
+        { key: GenAi.CONVERSATION_ID, value: { stringValue: `sess-${o.seed}` } },
+        { key: GenAi.AGENT_NAME, value: { stringValue: 'cleaner' } },
+        { key: Attr.EFFECT, value: { stringValue: mutation ? 'mutation' : 'read' } },
+        { key: Attr.RESULT_STATUS, value: { stringValue: i % 3 === 0 ? 'partial' : 'complete' } },
+        { key: Attr.RESULT_COMPLETE, value: { boolValue: i % 3 !== 0 } },
+        {
+          key: Attr.RESULT_REASONS,
+          value: { arrayValue: { values: i % 3 === 0 ? [{ stringValue: 'MORE_PAGES_AVAILABLE' }] : [] } },
+        },
+        { key: Attr.RESULT_ITEM_COUNT, value: { intValue: i % 7 } },
+        { key: Attr.SCOPE_RESOURCE, value: { stringValue: 'service_accounts' } },
+        { key: Attr.SCOPE_SNAPSHOT, value: { stringValue: `snap-${o.seed}` } },
+        { key: Attr.SESSION_SEQUENCE, value: { intValue: i + 1 } },
+      ],
+      events:
+        o.warningEvery && i % o.warningEvery === 0
+          ? [
+              {
+                name: WarningEvent.NAME,
+                timeUnixNano: ns(t0 + 1_000n),
+                attributes: [
+                  { key: WarningEvent.CODE, value: { stringValue: 'STALE_INDEX' } },
+                  { key: WarningEvent.SOURCE, value: { stringValue: 'accounts-index' } },
+                  { key: WarningEvent.MESSAGE, value: { stringValue: 'index is 3 days old' } },
+                ],
+              },
+            ]
+          : [],
+      status: { code: 0 },
+    });
+  }
+  return {
+    resourceSpans: [
+      {
+        resource: {
+          attributes: [
+            { key: OtelResource.SERVICE_NAME, value: { stringValue: 'agent-svc' } },
+            { key: Attr.TENANT, value: { stringValue: o.tenant } },
+          ],
+        },
+        scopeSpans: [{ scope: { name: 'tooltrail', version: '0.1.0' }, spans }],
+      },
+    ],
+  };
+}
+
+/** The bytes of `syntheticRequest`, as the collector writes them to Kafka. */
+export function syntheticMessage(o: SyntheticOptions): Buffer {
+  return Buffer.from(encodeExportTraceServiceRequest(syntheticRequest(o)));
 }

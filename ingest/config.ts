@@ -1,0 +1,233 @@
+/**
+ * The ingest's configuration: plain typed data, defaults in one function, validated in one step that reports every
+ * problem at once naming its key. Sources, later ones winning: defaults (with the services config for brokers and
+ * ClickHouse), the environment, command-line flags.
+ */
+import { z } from 'zod';
+import { loadServicesConfig } from '../services/config.ts';
+import { DEFAULT_DATABASE } from './schema/config.ts';
+
+export const DEFAULT_TOPIC = 'otlp_spans';
+export const DEFAULT_GROUP_ID = 'tooltrail-ingest';
+export const DEFAULT_DEAD_LETTER_TOPIC = 'otlp_spans_dlq';
+/** Large inserts are what ClickHouse likes (few parts) and what the 100k rows/s target needs. */
+export const DEFAULT_BATCH_MAX_ROWS = 50_000;
+export const DEFAULT_BATCH_MAX_BYTES = 32 * 1024 * 1024;
+/** How long the broker may hold a fetch to fill it (`minBytes`): the batching delay under light load. */
+export const DEFAULT_LINGER_MS = 200;
+export const DEFAULT_MIN_FETCH_BYTES = 256 * 1024;
+export const DEFAULT_BACKOFF_INITIAL_MS = 500;
+export const DEFAULT_BACKOFF_MAX_MS = 30_000;
+export const DEFAULT_LAG_INTERVAL_MS = 5_000;
+export const DEFAULT_SHUTDOWN_GRACE_MS = 15_000;
+/** Matches the collector's default, so either can create the topic. */
+export const DEFAULT_TOPIC_PARTITIONS = 3;
+
+export interface IngestConfig {
+  kafka: {
+    brokers: string[];
+    /** Topic of OTLP protobuf `ExportTraceServiceRequest` messages (the collector's, or an OTel Collector's). */
+    topic: string;
+    groupId: string;
+    clientId: string;
+    /** Undecodable messages and rejected spans go here, with the reason in headers. */
+    deadLetterTopic: string;
+    /** Create the topic and the dead-letter topic when missing. */
+    createTopics: boolean;
+    topicPartitions: number;
+  };
+  clickhouse: {
+    url: string;
+    user: string;
+    password: string;
+    database: string;
+    requestTimeoutMs: number;
+  };
+  batch: {
+    /** A batch stops growing at this many rows (it always holds at least one message). */
+    maxRows: number;
+    /** ... or this many message bytes; also the largest fetch per partition. */
+    maxBytes: number;
+    /** The broker holds a fetch up to this long to collect `minFetchBytes`. */
+    lingerMs: number;
+    minFetchBytes: number;
+  };
+  retry: {
+    /** Backoff after a failed insert (ClickHouse down): doubles from initial up to max. */
+    initialBackoffMs: number;
+    maxBackoffMs: number;
+  };
+  /** Tenant for spans whose resource has no `tooltrail.tenant` (absent: such spans are dead-lettered). */
+  defaultTenant?: string;
+  metrics: {
+    /** Serve Prometheus metrics on this port (absent: not served). */
+    port?: number;
+    host: string;
+    /** How often the group's lag is read from Kafka. */
+    lagIntervalMs: number;
+  };
+  /** SIGTERM: how long the batch in flight may take to finish before the process exits anyway. */
+  shutdownGraceMs: number;
+}
+
+export function defaultIngestConfig(env: NodeJS.ProcessEnv = process.env): IngestConfig {
+  const svc = loadServicesConfig(env);
+  return {
+    kafka: {
+      brokers: svc.kafka.brokers,
+      topic: DEFAULT_TOPIC,
+      groupId: DEFAULT_GROUP_ID,
+      clientId: 'tooltrail-ingest',
+      deadLetterTopic: DEFAULT_DEAD_LETTER_TOPIC,
+      createTopics: true,
+      topicPartitions: DEFAULT_TOPIC_PARTITIONS,
+    },
+    clickhouse: {
+      url: svc.clickhouse.url,
+      user: svc.clickhouse.user,
+      password: svc.clickhouse.password,
+      database: DEFAULT_DATABASE,
+      requestTimeoutMs: 30_000,
+    },
+    batch: {
+      maxRows: DEFAULT_BATCH_MAX_ROWS,
+      maxBytes: DEFAULT_BATCH_MAX_BYTES,
+      lingerMs: DEFAULT_LINGER_MS,
+      minFetchBytes: DEFAULT_MIN_FETCH_BYTES,
+    },
+    retry: { initialBackoffMs: DEFAULT_BACKOFF_INITIAL_MS, maxBackoffMs: DEFAULT_BACKOFF_MAX_MS },
+    metrics: { host: '127.0.0.1', lagIntervalMs: DEFAULT_LAG_INTERVAL_MS },
+    shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS,
+  };
+}
+
+const identifier = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a plain identifier');
+const topicName = z.string().regex(/^[A-Za-z0-9._-]{1,249}$/, 'must be a Kafka topic name');
+const positive = z.number().int().positive();
+
+export const IngestConfigSchema = z
+  .object({
+    kafka: z.object({
+      brokers: z.array(z.string().min(1)).min(1, 'needs at least one broker'),
+      topic: topicName,
+      groupId: z.string().min(1, 'must not be empty'),
+      clientId: z.string().min(1, 'must not be empty'),
+      deadLetterTopic: topicName,
+      createTopics: z.boolean(),
+      topicPartitions: positive,
+    }),
+    clickhouse: z.object({
+      url: z.url(),
+      user: z.string(),
+      password: z.string(),
+      database: identifier,
+      requestTimeoutMs: positive,
+    }),
+    batch: z.object({
+      maxRows: positive,
+      maxBytes: positive,
+      lingerMs: z.number().int().min(0).max(60_000),
+      minFetchBytes: z.number().int().min(1),
+    }),
+    retry: z.object({ initialBackoffMs: positive, maxBackoffMs: positive }),
+    defaultTenant: z.string().min(1).optional(),
+    metrics: z.object({
+      port: z.number().int().min(0).max(65535).optional(),
+      host: z.string().min(1),
+      lagIntervalMs: positive,
+    }),
+    shutdownGraceMs: positive,
+  })
+  .superRefine((c, ctx) => {
+    if (c.kafka.deadLetterTopic === c.kafka.topic) {
+      ctx.addIssue({ code: 'custom', path: ['kafka', 'deadLetterTopic'], message: 'must differ from kafka.topic' });
+    }
+    if (c.retry.maxBackoffMs < c.retry.initialBackoffMs) {
+      ctx.addIssue({ code: 'custom', path: ['retry', 'maxBackoffMs'], message: 'must be >= retry.initialBackoffMs' });
+    }
+  });
+
+export class IngestConfigError extends Error {
+  override name = 'IngestConfigError';
+}
+
+/** Validates a complete configuration; the error names every bad key (`ingest.kafka.topic: ...`). */
+export function validateIngestConfig(config: IngestConfig): IngestConfig {
+  const r = IngestConfigSchema.safeParse(config);
+  if (!r.success) {
+    throw new IngestConfigError(
+      `invalid ingest configuration: ${r.error.issues.map((i) => `ingest.${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  }
+  return r.data as IngestConfig;
+}
+
+/** Overrides a source can give (environment or flags), all optional, as strings or numbers. */
+export interface IngestOverrides {
+  topic?: string;
+  groupId?: string;
+  deadLetterTopic?: string;
+  database?: string;
+  maxRows?: number;
+  maxBytes?: number;
+  lingerMs?: number;
+  defaultTenant?: string;
+  metricsPort?: number;
+  createTopics?: boolean;
+}
+
+const num = z.coerce.number().int();
+const EnvSchema = z.object({
+  TOOLTRAIL_INGEST_TOPIC: z.string().optional(),
+  TOOLTRAIL_INGEST_GROUP_ID: z.string().optional(),
+  TOOLTRAIL_INGEST_DLQ_TOPIC: z.string().optional(),
+  TOOLTRAIL_CLICKHOUSE_DATABASE: z.string().optional(),
+  TOOLTRAIL_INGEST_BATCH_MAX_ROWS: num.optional(),
+  TOOLTRAIL_INGEST_BATCH_MAX_BYTES: num.optional(),
+  TOOLTRAIL_INGEST_LINGER_MS: num.optional(),
+  TOOLTRAIL_INGEST_DEFAULT_TENANT: z.string().optional(),
+  TOOLTRAIL_INGEST_METRICS_PORT: num.optional(),
+  TOOLTRAIL_INGEST_CREATE_TOPICS: z.enum(['true', 'false']).optional(),
+});
+
+export function overridesFromEnv(env: NodeJS.ProcessEnv = process.env): IngestOverrides {
+  const r = EnvSchema.safeParse(env);
+  if (!r.success) {
+    throw new IngestConfigError(
+      `invalid ingest environment: ${r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
+  }
+  const e = r.data;
+  const o: IngestOverrides = {};
+  if (e.TOOLTRAIL_INGEST_TOPIC !== undefined) o.topic = e.TOOLTRAIL_INGEST_TOPIC;
+  if (e.TOOLTRAIL_INGEST_GROUP_ID !== undefined) o.groupId = e.TOOLTRAIL_INGEST_GROUP_ID;
+  if (e.TOOLTRAIL_INGEST_DLQ_TOPIC !== undefined) o.deadLetterTopic = e.TOOLTRAIL_INGEST_DLQ_TOPIC;
+  if (e.TOOLTRAIL_CLICKHOUSE_DATABASE !== undefined) o.database = e.TOOLTRAIL_CLICKHOUSE_DATABASE;
+  if (e.TOOLTRAIL_INGEST_BATCH_MAX_ROWS !== undefined) o.maxRows = e.TOOLTRAIL_INGEST_BATCH_MAX_ROWS;
+  if (e.TOOLTRAIL_INGEST_BATCH_MAX_BYTES !== undefined) o.maxBytes = e.TOOLTRAIL_INGEST_BATCH_MAX_BYTES;
+  if (e.TOOLTRAIL_INGEST_LINGER_MS !== undefined) o.lingerMs = e.TOOLTRAIL_INGEST_LINGER_MS;
+  if (e.TOOLTRAIL_INGEST_DEFAULT_TENANT) o.defaultTenant = e.TOOLTRAIL_INGEST_DEFAULT_TENANT;
+  if (e.TOOLTRAIL_INGEST_METRICS_PORT !== undefined) o.metricsPort = e.TOOLTRAIL_INGEST_METRICS_PORT;
+  if (e.TOOLTRAIL_INGEST_CREATE_TOPICS !== undefined) o.createTopics = e.TOOLTRAIL_INGEST_CREATE_TOPICS === 'true';
+  return o;
+}
+
+export function applyOverrides(base: IngestConfig, o: IngestOverrides): IngestConfig {
+  const c: IngestConfig = structuredClone(base);
+  if (o.topic !== undefined) c.kafka.topic = o.topic;
+  if (o.groupId !== undefined) c.kafka.groupId = o.groupId;
+  if (o.deadLetterTopic !== undefined) c.kafka.deadLetterTopic = o.deadLetterTopic;
+  if (o.createTopics !== undefined) c.kafka.createTopics = o.createTopics;
+  if (o.database !== undefined) c.clickhouse.database = o.database;
+  if (o.maxRows !== undefined) c.batch.maxRows = o.maxRows;
+  if (o.maxBytes !== undefined) c.batch.maxBytes = o.maxBytes;
+  if (o.lingerMs !== undefined) c.batch.lingerMs = o.lingerMs;
+  if (o.defaultTenant !== undefined) c.defaultTenant = o.defaultTenant;
+  if (o.metricsPort !== undefined) c.metrics.port = o.metricsPort;
+  return c;
+}
+
+/** Defaults, then the environment, then `flags`; validated. */
+export function loadIngestConfig(flags: IngestOverrides = {}, env: NodeJS.ProcessEnv = process.env): IngestConfig {
+  return validateIngestConfig(applyOverrides(applyOverrides(defaultIngestConfig(env), overridesFromEnv(env)), flags));
+}

@@ -1,0 +1,304 @@
+/**
+ * The Kafka -> ClickHouse loop, exactly once (docs/exactly-once.md): per partition, PLAN a range, record its
+ * INTENT, STORE its rows with deduplication tokens (dead letters alongside), mark it stored, COMMIT last+1.
+ * ClickHouse down: seek back, pause the partition, resume after a backoff; nothing is committed ahead of storage.
+ *
+ * Every dependency is injected (consumer, writer, batch log, dead-letter sender, clock) so the state machine is
+ * unit-tested with fakes and integration-tested with the real services.
+ */
+import { createHash } from 'node:crypto';
+import type {
+  BatchConsumer,
+  BatchControl,
+  BatchMessage,
+  FetchedBatch,
+  OutgoingMessage,
+} from '../platform/kafka/index.ts';
+import { decodeExportTraceServiceRequest, type ExportTraceServiceRequest } from '../platform/otlp/index.ts';
+import { BATCH_INTENT, BATCH_STORED, type BatchLog, type BatchRange } from './batch-log.ts';
+import { rejectedSpansLetter, undecodableLetter } from './dead-letter.ts';
+import { emptyFlattenResult, type FlattenOptions, flattenInto } from './flatten.ts';
+import type { IngestMetrics } from './metrics.ts';
+import { PartitionPlanner, type PlanEntry, type PlanLimits } from './partition-plan.ts';
+import type { RowWriter } from './writer.ts';
+
+export interface DeadLetterSender {
+  /** Resolves once the dead-letter topic acknowledged every message. */
+  send(messages: OutgoingMessage[]): Promise<void>;
+}
+
+export interface Timers {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+export const realTimers: Timers = {
+  setTimeout: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref();
+    return t;
+  },
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
+
+export interface IngestLoopOptions {
+  topic: string;
+  consumer: BatchConsumer;
+  writer: RowWriter;
+  batchLog: BatchLog;
+  deadLetters: DeadLetterSender;
+  metrics: IngestMetrics;
+  limits: PlanLimits;
+  backoff: { initialMs: number; maxMs: number };
+  flatten?: FlattenOptions;
+  timers?: Timers;
+  /** Operational messages (failures, retries); never throws into the loop. */
+  log?: (message: string) => void;
+}
+
+interface Entry extends PlanEntry {
+  message: BatchMessage;
+  request?: ExportTraceServiceRequest;
+  error?: string;
+}
+
+interface PartitionState {
+  planner: PartitionPlanner | undefined;
+  buffer: Entry[];
+  backoffMs: number;
+  retryTimer: unknown;
+}
+
+type StoreOutcome = 'stored' | 'failed' | 'lost';
+
+function spanCount(request: ExportTraceServiceRequest): number {
+  let n = 0;
+  for (const rs of request.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) n += ss.spans?.length ?? 0;
+  return n;
+}
+
+function hashOf(value: Buffer | null): string {
+  return createHash('sha1')
+    .update(value ?? Buffer.alloc(0))
+    .digest('hex')
+    .slice(0, 16);
+}
+
+/** The deduplication token of a batch: its offset range, plus its first message's timestamp (see the design note). */
+export function batchToken(topic: string, partition: number, range: BatchRange): string {
+  return `${topic}:${partition}:${range.first}-${range.last}@${range.firstTimestamp}`;
+}
+
+export class IngestLoop {
+  private readonly partitions = new Map<number, PartitionState>();
+  private readonly timers: Timers;
+  private stopping = false;
+
+  constructor(private readonly o: IngestLoopOptions) {
+    this.timers = o.timers ?? realTimers;
+  }
+
+  /** Runs until `stop()`. */
+  async run(): Promise<void> {
+    this.o.consumer.onAssignment((assigned) => this.onAssignment(assigned));
+    await this.o.consumer.run((batch, control) => this.onBatch(batch, control));
+  }
+
+  /** Stops taking new batches; the batch in flight finishes (or is abandoned before its STORE). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const st of this.partitions.values()) this.clearRetry(st);
+    await this.o.consumer.disconnect();
+  }
+
+  /** After any group join, kafkajs restarts from committed offsets: forget buffers and re-load recorded ranges. */
+  onAssignment(assigned: number[]): void {
+    for (const [p, st] of this.partitions) {
+      st.planner = undefined;
+      st.buffer = [];
+      if (!assigned.includes(p)) {
+        this.clearRetry(st);
+        this.partitions.delete(p);
+      }
+    }
+  }
+
+  private state(p: number): PartitionState {
+    let st = this.partitions.get(p);
+    if (!st) {
+      st = { planner: undefined, buffer: [], backoffMs: 0, retryTimer: undefined };
+      this.partitions.set(p, st);
+    }
+    return st;
+  }
+
+  private log(message: string): void {
+    try {
+      this.o.log?.(message);
+    } catch {
+      // a broken logger must not break the loop
+    }
+  }
+
+  private entry(m: BatchMessage): Entry {
+    let request: ExportTraceServiceRequest | undefined;
+    let error: string | undefined;
+    try {
+      request = m.value ? decodeExportTraceServiceRequest(m.value) : { resourceSpans: [] };
+    } catch (err) {
+      error = (err as Error).message;
+    }
+    let hash: string | undefined;
+    return {
+      offset: Number(m.offset),
+      timestamp: Number(m.timestamp),
+      hash: () => {
+        hash ??= hashOf(m.value);
+        return hash;
+      },
+      rows: request ? spanCount(request) : 0,
+      size: m.size,
+      message: m,
+      ...(request ? { request } : {}),
+      ...(error !== undefined ? { error } : {}),
+    };
+  }
+
+  async onBatch(batch: FetchedBatch, control: BatchControl): Promise<void> {
+    if (this.stopping || !control.isActive() || batch.messages.length === 0) return;
+    const p = batch.partition;
+    const st = this.state(p);
+    const firstOffset = Number(batch.messages[0]!.offset);
+    const lastBuffered = st.buffer[st.buffer.length - 1];
+    if (lastBuffered && firstOffset <= lastBuffered.offset) {
+      // Re-delivered from an earlier offset (seek, rejoin): start over from what Kafka gives us.
+      st.buffer = [];
+      st.planner = undefined;
+    }
+    if (!st.planner) {
+      try {
+        st.planner = new PartitionPlanner(await this.o.batchLog.load(p, firstOffset));
+      } catch (err) {
+        this.fail(st, p, firstOffset, `loading recorded batches failed: ${(err as Error).message}`);
+        return;
+      }
+    }
+    for (const m of batch.messages) st.buffer.push(this.entry(m));
+    control.markFetched(batch.messages[batch.messages.length - 1]!.offset);
+    const highWatermark = Number(batch.highWatermark);
+    this.o.metrics.consumerLag.set({ partition: String(p) }, Math.max(0, highWatermark - firstOffset));
+
+    while (st.buffer.length > 0 && !this.stopping && control.isActive()) {
+      const plan = st.planner.next(st.buffer, this.o.limits, highWatermark);
+      if (plan.kind === 'wait') return;
+      if (plan.kind === 'skip') {
+        // Stored before a crash, not committed: commit without inserting again.
+        if (!(await this.commit(st, p, plan.range))) return;
+        st.buffer.splice(0, plan.count);
+        continue;
+      }
+      const entries = st.buffer.slice(0, plan.count);
+      const outcome = await this.store(st, p, entries, plan.range, plan.recorded);
+      if (outcome === 'failed') return;
+      if (outcome === 'lost') return;
+      st.buffer.splice(0, plan.count);
+      this.o.metrics.consumerLag.set({ partition: String(p) }, Math.max(0, highWatermark - plan.range.last - 1));
+      try {
+        await control.heartbeat();
+      } catch {
+        return; // rebalancing: the group join resets this partition
+      }
+    }
+  }
+
+  private async store(
+    st: PartitionState,
+    p: number,
+    entries: Entry[],
+    range: BatchRange,
+    recorded: boolean,
+  ): Promise<StoreOutcome> {
+    const rows = emptyFlattenResult();
+    const letters: OutgoingMessage[] = [];
+    for (const e of entries) {
+      if (e.error !== undefined || !e.request) {
+        letters.push(undecodableLetter(e.message, e.error ?? 'undecodable'));
+        continue;
+      }
+      const before = rows.rejected.length;
+      flattenInto(rows, e.request, this.o.flatten);
+      if (rows.rejected.length > before) {
+        letters.push(rejectedSpansLetter(e.message, e.request, rows.rejected.slice(before)));
+      }
+    }
+    st.planner!.remember(range);
+    try {
+      if (!recorded) {
+        await this.o.batchLog.record([{ partition: p, range, messages: entries.length, state: BATCH_INTENT }]);
+      }
+      await Promise.all([
+        this.o.writer.writeRows(rows, { dedupToken: batchToken(this.o.topic, p, range) }),
+        letters.length > 0 ? this.o.deadLetters.send(letters) : Promise.resolve(),
+      ]);
+    } catch (err) {
+      this.o.metrics.insertFailures.inc();
+      this.fail(
+        st,
+        p,
+        range.first,
+        `storing ${this.o.topic}[${p}] ${range.first}-${range.last} failed: ${(err as Error).message}`,
+      );
+      return 'failed';
+    }
+    try {
+      await this.o.batchLog.record([{ partition: p, range, messages: entries.length, state: BATCH_STORED }]);
+    } catch (err) {
+      // The rows are acknowledged: committing is safe; a replay would only rely on the dedup tokens.
+      this.log(`marking ${range.first}-${range.last} stored failed (committing anyway): ${(err as Error).message}`);
+    }
+    for (const r of rows.rejected) this.o.metrics.spansRejected.inc({ reason: r.reason });
+    for (const l of letters) {
+      const reason = l.headers?.['tooltrail-dlq-reason'];
+      this.o.metrics.deadLetters.inc({ reason: typeof reason === 'string' ? reason : 'unknown' });
+    }
+    if (!(await this.commit(st, p, range))) return 'lost';
+    this.o.metrics.batches.inc();
+    st.backoffMs = 0;
+    return 'stored';
+  }
+
+  /** Commits `range.last + 1`. False when the partition was lost (rebalance): its new owner replays the range. */
+  private async commit(st: PartitionState, p: number, range: BatchRange): Promise<boolean> {
+    try {
+      await this.o.consumer.commit(p, String(range.last + 1));
+      st.planner?.done(range);
+      return true;
+    } catch (err) {
+      this.log(
+        `commit of ${this.o.topic}[${p}] at ${range.last + 1} failed (partition lost?): ${(err as Error).message}`,
+      );
+      st.planner = undefined;
+      st.buffer = [];
+      return false;
+    }
+  }
+
+  /** Seek back to `offset`, pause the partition, resume after the backoff. */
+  private fail(st: PartitionState, p: number, offset: number, why: string): void {
+    st.backoffMs = st.backoffMs === 0 ? this.o.backoff.initialMs : Math.min(st.backoffMs * 2, this.o.backoff.maxMs);
+    this.log(`${why}; retrying in ${st.backoffMs} ms`);
+    st.buffer = [];
+    this.o.consumer.seek(p, String(offset));
+    this.o.consumer.pause([p]);
+    this.clearRetry(st);
+    st.retryTimer = this.timers.setTimeout(() => {
+      st.retryTimer = undefined;
+      if (!this.stopping) this.o.consumer.resume([p]);
+    }, st.backoffMs);
+  }
+
+  private clearRetry(st: PartitionState): void {
+    if (st.retryTimer !== undefined) this.timers.clearTimeout(st.retryTimer);
+    st.retryTimer = undefined;
+  }
+}

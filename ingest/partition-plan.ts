@@ -1,0 +1,110 @@
+/**
+ * Which offset range the next batch of one partition covers (docs/exactly-once.md, PLAN step). Pure: given the
+ * buffered messages and the recorded ranges, it answers "store [first, last]", "already stored, skip to last+1" or
+ * "wait for more messages". A recorded range is always re-used as is, so a replay gets the same token.
+ */
+import type { BatchRange } from './batch-log.ts';
+
+export interface PlanEntry {
+  offset: number;
+  /** Kafka timestamp (ms). */
+  timestamp: number;
+  /** Hash of the message value (computed on demand: only a range's first message needs it). */
+  hash(): string;
+  /** Rows the message flattens to (0 for an undecodable one), and its size in bytes. */
+  rows: number;
+  size: number;
+}
+
+export interface PlanLimits {
+  maxRows: number;
+  maxBytes: number;
+}
+
+export type Plan =
+  /** A recorded range is not fully buffered yet: fetch more before storing it. */
+  | { kind: 'wait'; range: BatchRange }
+  /** Recorded and stored already: commit `range.last + 1`, drop the first `count` entries. */
+  | { kind: 'skip'; range: BatchRange; count: number }
+  /** Store the first `count` entries as `range`; `recorded` when the range is already in the batch log. */
+  | { kind: 'store'; range: BatchRange; count: number; recorded: boolean };
+
+export class PartitionPlanner {
+  private ranges: BatchRange[];
+
+  constructor(recorded: readonly BatchRange[]) {
+    this.ranges = [...recorded].sort((a, b) => a.first - b.first);
+  }
+
+  /** Known ranges from `from` on (for tests and diagnostics). */
+  known(): readonly BatchRange[] {
+    return this.ranges;
+  }
+
+  /**
+   * The next batch for `entries` (buffered in offset order, non-empty). `highWatermark`: the partition's log end,
+   * so a recorded range the log no longer reaches (truncated log) is not waited for forever.
+   */
+  next(entries: readonly PlanEntry[], limits: PlanLimits, highWatermark: number): Plan {
+    const head = entries[0];
+    if (!head) throw new Error('planning needs at least one message');
+    const first = head.offset;
+    this.ranges = this.ranges.filter((r) => r.last >= first);
+    const r0 = this.ranges[0];
+    let limit = Number.POSITIVE_INFINITY;
+    if (r0 && r0.first === first) {
+      const sameLog = r0.firstTimestamp === head.timestamp && r0.firstHash === head.hash() && r0.last < highWatermark;
+      if (sameLog) {
+        const count = countUpTo(entries, r0.last);
+        if (r0.stored) return { kind: 'skip', range: r0, count };
+        if (entries[entries.length - 1]!.offset < r0.last) return { kind: 'wait', range: r0 };
+        return { kind: 'store', range: r0, count, recorded: true };
+      }
+      // Another log under the same name (topic re-created, log truncated): its ranges say nothing about this one.
+      this.ranges = [];
+    } else if (r0 && r0.first < first) {
+      // Offsets were reset into the middle of a recorded range: its tail is stored again (documented limit).
+      this.ranges.shift();
+      const next = this.ranges[0];
+      if (next) limit = next.first;
+    } else if (r0) {
+      limit = r0.first;
+    }
+
+    let rows = 0;
+    let bytes = 0;
+    let count = 0;
+    for (const e of entries) {
+      if (e.offset >= limit) break;
+      if (count > 0 && (rows + e.rows > limits.maxRows || bytes + e.size > limits.maxBytes)) break;
+      rows += e.rows;
+      bytes += e.size;
+      count++;
+    }
+    const last = entries[count - 1]!.offset;
+    return {
+      kind: 'store',
+      range: { first, last, firstTimestamp: head.timestamp, firstHash: head.hash(), stored: false },
+      count,
+      recorded: false,
+    };
+  }
+
+  /** Remembers a range about to be recorded, so a retry after a failure re-uses it even if its record was lost. */
+  remember(range: BatchRange): void {
+    if (this.ranges.some((r) => r.first === range.first)) return;
+    this.ranges.push(range);
+    this.ranges.sort((a, b) => a.first - b.first);
+  }
+
+  /** The range is stored and committed: forget it and everything before. */
+  done(range: BatchRange): void {
+    this.ranges = this.ranges.filter((r) => r.first > range.last);
+  }
+}
+
+function countUpTo(entries: readonly PlanEntry[], last: number): number {
+  let n = 0;
+  while (n < entries.length && entries[n]!.offset <= last) n++;
+  return n;
+}

@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS {{database}}.ingest_batches {{on_cluster}};

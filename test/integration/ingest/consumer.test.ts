@@ -1,0 +1,149 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { Attr, EXECUTE_TOOL, GenAi, OtelResource, toolSpanName } from '../../../contract/index.ts';
+import { DLQ_HEADERS } from '../../../ingest/dead-letter.ts';
+import { startIngest } from '../../../ingest/service.ts';
+import { decodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
+import { serializeSpans, syntheticMessage } from '../../support/ingest.ts';
+import { createHarness, type Harness } from './harness.ts';
+
+let h: Harness;
+before(async () => {
+  h = await createHarness('consumer');
+});
+after(async () => {
+  await h?.close();
+});
+
+const quiet = () => {};
+
+describe('ingest consumer (real Kafka, real ClickHouse)', () => {
+  it('stores N spans from Kafka as exactly N rows whose typed columns hold what the attributes said', async () => {
+    const messages = Array.from({ length: 30 }, (_, i) =>
+      syntheticMessage({ tenant: 'acme', toolSpans: 20, seed: 1000 + i, warningEvery: 10 }),
+    );
+    await h.produce(messages);
+    const ingest = await startIngest(h.config({ maxRows: 100 }), { log: quiet });
+    try {
+      const db = h.db.database;
+      const n = await h.waitForCount(`SELECT count() AS n FROM ${db}.tool_calls WHERE tenant = 'acme'`, 600);
+      assert.equal(n, 600);
+      assert.equal(await h.waitForCount(`SELECT count() AS n FROM ${db}.spans WHERE Tenant = 'acme'`, 30), 30);
+      assert.equal(await h.count(`SELECT count() AS n FROM ${db}.tool_call_warnings WHERE tenant = 'acme'`), 60);
+      assert.equal(await h.count(`SELECT uniqExact(trace_id, span_id) AS n FROM ${db}.tool_calls`), 600);
+      const typed = await (
+        await h.db.ch.query({
+          query: `SELECT effect, result_complete, result_reasons, toString(result_item_count) AS items, toString(sequence) AS seq
+                  FROM ${db}.tool_calls WHERE tool_call_id = 'call-1003-3'`,
+          format: 'JSONEachRow',
+        })
+      ).json();
+      assert.deepEqual(typed, [
+        { effect: 'read', result_complete: false, result_reasons: ['MORE_PAGES_AVAILABLE'], items: '3', seq: '4' },
+      ]);
+      // Several batches were cut (maxRows 100), each recorded and marked stored before its commit.
+      const stored = await h.count(
+        `SELECT countIf(s = 1) AS n FROM (SELECT first_offset, max(state) AS s FROM ${db}.ingest_batches GROUP BY partition, first_offset)`,
+      );
+      assert.ok(stored >= 6, `expected several stored batches, got ${stored}`);
+      assert.equal(ingest.metrics.rowsWritten.get({ table: 'tool_calls' }), 600);
+    } finally {
+      await ingest.stop();
+    }
+  });
+
+  it('sends an undecodable message and spans without a tenant to the dead-letter topic, and ingests the spans after them', async () => {
+    const poison = Buffer.from('this is not protobuf \xff\xff\xff\xff', 'latin1');
+    const noTenant = syntheticMessage({ tenant: '', toolSpans: 2, seed: 2000 });
+    const good = syntheticMessage({ tenant: 'after-poison', toolSpans: 5, seed: 2001 });
+    // One key: all three land on one partition, in this order.
+    await h.producer.send(h.topic, [
+      { key: 'poison', value: poison },
+      { key: 'poison', value: noTenant },
+      { key: 'poison', value: good },
+    ]);
+    const ingest = await startIngest(h.config(), { log: quiet });
+    try {
+      const db = h.db.database;
+      assert.equal(
+        await h.waitForCount(`SELECT count() AS n FROM ${db}.tool_calls WHERE tenant = 'after-poison'`, 5),
+        5,
+      );
+      const letters = await h.readDeadLetters(2);
+      assert.equal(letters.length, 2);
+      const byReason = new Map(letters.map((l) => [String(l.headers[DLQ_HEADERS.REASON]), l]));
+      const decodeLetter = byReason.get('decode_error');
+      assert.ok(decodeLetter, 'the undecodable message is dead-lettered');
+      assert.deepEqual(decodeLetter.value, poison, 'with its original bytes');
+      assert.match(String(decodeLetter.headers[DLQ_HEADERS.ERROR]), /ExportTraceServiceRequest/);
+      const rejected = byReason.get('rejected_spans');
+      assert.ok(rejected?.value, 'the spans without a tenant are dead-lettered');
+      assert.match(String(rejected.headers[DLQ_HEADERS.ERROR]), /missing_tenant: 3/);
+      const req = decodeExportTraceServiceRequest(rejected.value);
+      assert.equal(req.resourceSpans[0]?.scopeSpans[0]?.spans.length, 3, 'as a request of exactly those spans');
+      assert.equal(ingest.metrics.deadLetters.total(), 2);
+      assert.equal(ingest.metrics.spansRejected.get({ reason: 'missing_tenant' }), 3);
+    } finally {
+      await ingest.stop();
+    }
+  });
+
+  it('ingests messages serialized by the OpenTelemetry JS OTLP protobuf serializer like the collector’s own', async () => {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({
+      resource: resourceFromAttributes({ [OtelResource.SERVICE_NAME]: 'otel-col-fed' }),
+      spanProcessors: [new SimpleSpanProcessor(exporter)],
+    });
+    const tracer = provider.getTracer('plain-otel');
+    for (let i = 0; i < 4; i++) {
+      tracer
+        .startSpan(toolSpanName('search'), {
+          attributes: {
+            [GenAi.OPERATION_NAME]: EXECUTE_TOOL,
+            [GenAi.TOOL_NAME]: 'search',
+            [Attr.EFFECT]: 'read',
+            [Attr.RESULT_COMPLETE]: true,
+            [Attr.RESULT_ITEM_COUNT]: i,
+          },
+        })
+        .end();
+    }
+    tracer.startSpan('llm call').end();
+    const bytes = Buffer.from(serializeSpans(exporter.getFinishedSpans()));
+    await provider.shutdown();
+    await h.producer.send(h.topic, [{ key: 'otel', value: bytes }]);
+    // A plain OTel Collector does not stamp tooltrail.tenant: the ingest's default tenant applies.
+    const ingest = await startIngest(h.config({ defaultTenant: 'otel-tenant' }), { log: quiet });
+    try {
+      const db = h.db.database;
+      assert.equal(
+        await h.waitForCount(`SELECT count() AS n FROM ${db}.tool_calls WHERE tenant = 'otel-tenant'`, 4),
+        4,
+      );
+      assert.equal(await h.waitForCount(`SELECT count() AS n FROM ${db}.spans WHERE Tenant = 'otel-tenant'`, 1), 1);
+      const rows = await (
+        await h.db.ch.query({
+          query: `SELECT tool_name, effect, result_complete, complete_reported, toString(result_item_count) AS items, service_name, scope_name
+                  FROM ${db}.tool_calls WHERE tenant = 'otel-tenant' ORDER BY items`,
+          format: 'JSONEachRow',
+        })
+      ).json();
+      assert.deepEqual(
+        rows,
+        [0, 1, 2, 3].map((i) => ({
+          tool_name: 'search',
+          effect: 'read',
+          result_complete: true,
+          complete_reported: true,
+          items: String(i),
+          service_name: 'otel-col-fed',
+          scope_name: 'plain-otel',
+        })),
+      );
+    } finally {
+      await ingest.stop();
+    }
+  });
+});

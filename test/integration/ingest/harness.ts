@@ -1,0 +1,134 @@
+/**
+ * Shared set-up of the ingest's integration tests: a fresh database, fresh topics and a fresh consumer group per
+ * test, a producer, and polling helpers. Everything it opens, `close()` removes.
+ */
+import { type IngestConfig, loadIngestConfig } from '../../../ingest/config.ts';
+import {
+  createIdempotentProducer,
+  createSimpleConsumer,
+  deleteTopics,
+  ensureTopics,
+  type IncomingMessage,
+  type KafkaClient,
+  type Producer,
+} from '../../../platform/kafka/index.ts';
+import { freshDatabase, requireKafka, services, type TestDatabase, uniqueName } from '../../support/services.ts';
+
+export interface Harness {
+  db: TestDatabase;
+  kafka: KafkaClient;
+  producer: Producer;
+  topic: string;
+  dlqTopic: string;
+  groupId: string;
+  /** The ingest configuration for this harness (small batches, quick backoff), with `overrides` applied. */
+  config(overrides?: Partial<IngestConfig['batch']> & { defaultTenant?: string }): IngestConfig;
+  /** Environment for a child `tooltrail ingest` process with the same configuration. */
+  env(extra?: Record<string, string>): NodeJS.ProcessEnv;
+  /** Sends the messages with distinct keys (so they spread over the partitions), in order per key. */
+  produce(values: Buffer[]): Promise<void>;
+  count(sql: string): Promise<number>;
+  /** Polls until `sql` (a count) reaches `expected` or `timeoutMs` passes; returns the last value. */
+  waitForCount(sql: string, expected: number, timeoutMs?: number): Promise<number>;
+  readDeadLetters(expected: number, timeoutMs?: number): Promise<IncomingMessage[]>;
+  close(): Promise<void>;
+}
+
+export const PARTITIONS = 3;
+
+export async function createHarness(name: string): Promise<Harness> {
+  const kafka = await requireKafka();
+  const db = await freshDatabase(`tt_${name}`);
+  const topic = uniqueName(`otlp_${name}`);
+  const dlqTopic = `${topic}_dlq`;
+  const groupId = uniqueName(`ingest_${name}`);
+  await ensureTopics(kafka, [
+    { topic, numPartitions: PARTITIONS },
+    { topic: dlqTopic, numPartitions: 1 },
+  ]);
+  const producer = createIdempotentProducer(kafka);
+  await producer.connect();
+  const q = async (sql: string) => {
+    const rs = await db.ch.query({ query: sql, format: 'JSONEachRow' });
+    const rows = await rs.json<{ n: number | string }>();
+    return Number(rows[0]?.n ?? 0);
+  };
+  const h: Harness = {
+    db,
+    kafka,
+    producer,
+    topic,
+    dlqTopic,
+    groupId,
+    config(o = {}) {
+      const base = loadIngestConfig({
+        topic,
+        groupId,
+        deadLetterTopic: dlqTopic,
+        database: db.database,
+        maxRows: o.maxRows ?? 200,
+        lingerMs: o.lingerMs ?? 50,
+        createTopics: false,
+        ...(o.defaultTenant ? { defaultTenant: o.defaultTenant } : {}),
+      });
+      return {
+        ...base,
+        batch: { ...base.batch, minFetchBytes: o.minFetchBytes ?? 1, ...(o.maxBytes ? { maxBytes: o.maxBytes } : {}) },
+        retry: { initialBackoffMs: 100, maxBackoffMs: 1_000 },
+        metrics: { ...base.metrics, lagIntervalMs: 500 },
+      };
+    },
+    env(extra = {}) {
+      return {
+        ...process.env,
+        TOOLTRAIL_INGEST_TOPIC: topic,
+        TOOLTRAIL_INGEST_GROUP_ID: groupId,
+        TOOLTRAIL_INGEST_DLQ_TOPIC: dlqTopic,
+        TOOLTRAIL_CLICKHOUSE_DATABASE: db.database,
+        TOOLTRAIL_INGEST_CREATE_TOPICS: 'false',
+        TOOLTRAIL_CLICKHOUSE_URL: services.clickhouse.url,
+        TOOLTRAIL_KAFKA_BROKERS: services.kafka.brokers.join(','),
+        ...extra,
+      };
+    },
+    async produce(values) {
+      await producer.send(
+        topic,
+        values.map((value, i) => ({ key: `k${i}-${value.length}`, value })),
+      );
+    },
+    count: q,
+    async waitForCount(sql, expected, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      let n = await q(sql);
+      while (n < expected && Date.now() < deadline) {
+        await new Promise((r) => setTimeout(r, 100));
+        n = await q(sql);
+      }
+      return n;
+    },
+    async readDeadLetters(expected, timeoutMs = 15_000) {
+      const consumer = await createSimpleConsumer(kafka, uniqueName('dlq_reader'), dlqTopic);
+      const got: IncomingMessage[] = [];
+      let done: () => void = () => {};
+      const enough = new Promise<void>((r) => {
+        done = r;
+      });
+      await consumer.run(async (m) => {
+        got.push(m);
+        if (got.length >= expected) done();
+      });
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([enough, new Promise((r) => (timer = setTimeout(r, timeoutMs)))]);
+      clearTimeout(timer);
+      await consumer.disconnect();
+      return got;
+    },
+    async close() {
+      await producer.disconnect();
+      await deleteTopics(kafka, [topic, dlqTopic]).catch(() => {});
+      await db.drop();
+    },
+  };
+  return h;
+}
