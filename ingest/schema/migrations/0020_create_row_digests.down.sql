@@ -1,1 +1,0 @@
-DROP TABLE IF EXISTS {{database}}.row_digests {{on_cluster}};
