@@ -125,8 +125,21 @@ export function parseAlertsConfig(input: unknown): AlertsConfig {
   return parsed.data;
 }
 
-/** Defaults overridden by the TOOLTRAIL_ALERTS_* / TOOLTRAIL_WARNINGS_* environment keys (see alerts/README.md). */
-export function alertsConfigFromEnv(env: NodeJS.ProcessEnv, alertmanagerUrl: string): AlertsConfig {
+/** Flags that win over the environment (the CLI's --interval, --tenant). */
+export interface AlertsOverrides {
+  intervalSeconds?: number | undefined;
+  tenant?: string | undefined;
+}
+
+/**
+ * Defaults overridden by the TOOLTRAIL_ALERTS_* / TOOLTRAIL_WARNINGS_* environment keys (see alerts/README.md),
+ * then by flags. Without an explicit alert TTL, it follows the interval (at least 4 intervals).
+ */
+export function alertsConfigFromEnv(
+  env: NodeJS.ProcessEnv,
+  alertmanagerUrl: string,
+  overrides: AlertsOverrides = {},
+): AlertsConfig {
   const c = defaultAlertsConfig(alertmanagerUrl);
   const problems: string[] = [];
   const duration = (key: string, apply: (s: number) => void) => {
@@ -198,5 +211,8 @@ export function alertsConfigFromEnv(env: NodeJS.ProcessEnv, alertmanagerUrl: str
     c.warnings.autoRetire = b;
   });
   if (problems.length) throw new AlertsConfigError(`invalid alerts configuration: ${problems.join('; ')}`);
+  if (overrides.intervalSeconds !== undefined) c.intervalSeconds = overrides.intervalSeconds;
+  if (overrides.tenant !== undefined) c.tenant = overrides.tenant;
+  if (!env.TOOLTRAIL_ALERTS_ALERT_TTL) c.alertTtlSeconds = Math.max(DEFAULT_ALERT_TTL_SECONDS, 4 * c.intervalSeconds);
   return parseAlertsConfig(c);
 }

@@ -8,6 +8,7 @@ export { addSeconds, type Clock, systemClock } from './clock.ts';
 export {
   type AlertsConfig,
   AlertsConfigError,
+  type AlertsOverrides,
   alertsConfigFromEnv,
   defaultAlertsConfig,
   EVALUATOR_ACTOR,

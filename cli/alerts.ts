@@ -7,6 +7,7 @@ import type { Command } from 'commander';
 import { parseDurationSeconds } from '../alerts/duration.ts';
 import {
   AlertsConfigError,
+  type AlertsOverrides,
   acknowledgeWarning,
   addSeconds,
   alertsConfigFromEnv,
@@ -65,10 +66,8 @@ async function withClickHouse<T>(io: AlertsCliIo, fn: (ctx: Context) => Promise<
   }
 }
 
-function config(io: AlertsCliIo, tenant?: string) {
-  const c = alertsConfigFromEnv(io.env, loadServicesConfig(io.env).alertmanager.url);
-  if (tenant !== undefined) c.tenant = tenant;
-  return c;
+function config(io: AlertsCliIo, overrides: AlertsOverrides = {}) {
+  return alertsConfigFromEnv(io.env, loadServicesConfig(io.env).alertmanager.url, overrides);
 }
 
 const who = (io: AlertsCliIo, by?: string) => by ?? io.env.TOOLTRAIL_USER ?? userInfo().username;
@@ -96,9 +95,10 @@ export function registerAlertsCommands(program: Command, io: AlertsCliIo = defau
     .option('--tenant <tenant>', 'only this tenant (default: every tenant; TOOLTRAIL_ALERTS_TENANT)')
     .option('--json', 'print each evaluation report as a JSON line')
     .action(async (opts: { once?: boolean; interval?: string; tenant?: string; json?: boolean }) => {
-      const c = config(io, opts.tenant);
-      if (opts.interval) c.intervalSeconds = duration(opts.interval);
-      if (c.alertTtlSeconds <= c.intervalSeconds) c.alertTtlSeconds = 5 * c.intervalSeconds;
+      const c = config(io, {
+        tenant: opts.tenant,
+        intervalSeconds: opts.interval ? duration(opts.interval) : undefined,
+      });
       const print = (r: EvaluationReport) =>
         io.out(
           opts.json
@@ -149,7 +149,7 @@ export function registerAlertsCommands(program: Command, io: AlertsCliIo = defau
     .option('--tenant <tenant>', 'only this tenant')
     .option('--json', 'print a JSON array (schema: alerts/findings/finding.schema.json)')
     .action(async (opts: { since?: string; tenant?: string; json?: boolean }) => {
-      const c = config(io, opts.tenant);
+      const c = config(io, { tenant: opts.tenant });
       const now = io.clock();
       const since = addSeconds(now, -(opts.since ? duration(opts.since) : c.findingActiveSeconds));
       const { findings } = await withClickHouse(io, ({ ch, database }) =>
@@ -250,7 +250,7 @@ export function registerAlertsCommands(program: Command, io: AlertsCliIo = defau
     .option('--tenant <tenant>', 'only this tenant')
     .option('--json', 'print JSON')
     .action(async (o: { tenant?: string; json?: boolean }) => {
-      const c = config(io, o.tenant);
+      const c = config(io, { tenant: o.tenant });
       const now = io.clock();
       const reviews = await withClickHouse(io, ({ ch, database }) => reviewWarnings(ch, database, c, now));
       const rows = warningsCommandRows(reviews, c, now);

@@ -29,11 +29,23 @@ before(async () => {
   // The same sessions under another tenant, with its own spans: must never leak into `tenant`'s findings.
   await ingestSpans(db, buildSessionSpans(scenarioSessions(now)).spans, otherTenant);
   const meta = { by: 'test', reason: 'scenario owners', at: new Date(now.getTime() - 86_400_000) };
-  await setOwner(db.ch, db.database, { tenant: '', kind: 'tool', subject: 'delete_service_accounts', source: '' }, OWNERS.iam, meta);
+  await setOwner(
+    db.ch,
+    db.database,
+    { tenant: '', kind: 'tool', subject: 'delete_service_accounts', source: '' },
+    OWNERS.iam,
+    meta,
+  );
   await setOwner(db.ch, db.database, { tenant, kind: 'agent', subject: 'auditor', source: '' }, OWNERS.audit, meta);
   await setOwner(db.ch, db.database, { tenant, kind: 'tool', subject: 'rotate_keys', source: '' }, OWNERS.keys, meta);
   const config = { ...defaultAlertsConfig(), tenant };
-  ({ findings } = await detect({ ch: db.ch, database: db.database, config, now, since: new Date(now.getTime() - 86_400_000) }));
+  ({ findings } = await detect({
+    ch: db.ch,
+    database: db.database,
+    config,
+    now,
+    since: new Date(now.getTime() - 86_400_000),
+  }));
 });
 after(async () => {
   await db?.drop();
@@ -115,11 +127,14 @@ describe('mutation detectors over the scenario corpus', () => {
 
   it('gives a finding the same fingerprint on every run, and different fingerprints in different tenants', async () => {
     const config = { ...defaultAlertsConfig(), tenant };
-    const again = await detect({ ch: db.ch, database: db.database, config, now, since: new Date(now.getTime() - 86_400_000) });
-    assert.deepEqual(
-      again.findings.map((f) => f.fingerprint).sort(),
-      findings.map((f) => f.fingerprint).sort(),
-    );
+    const again = await detect({
+      ch: db.ch,
+      database: db.database,
+      config,
+      now,
+      since: new Date(now.getTime() - 86_400_000),
+    });
+    assert.deepEqual(again.findings.map((f) => f.fingerprint).sort(), findings.map((f) => f.fingerprint).sort());
     const other = await detect({
       ch: db.ch,
       database: db.database,
@@ -147,7 +162,10 @@ describe('dangerous_empty_reads', () => {
     const get = (tool: string, reason: string) => rows.find((r) => r.tool_name === tool && r.reason === reason);
     // list_service_accounts: 7 reads, 3 incomplete and empty (MORE_PAGES+CLIENT_LIMIT, SOURCE_UNAVAILABLE, RATE_LIMITED)
     assert.deepEqual(
-      { n: get('list_service_accounts', 'MORE_PAGES_AVAILABLE')?.incomplete_empty_reads, total: get('list_service_accounts', 'MORE_PAGES_AVAILABLE')?.total_reads },
+      {
+        n: get('list_service_accounts', 'MORE_PAGES_AVAILABLE')?.incomplete_empty_reads,
+        total: get('list_service_accounts', 'MORE_PAGES_AVAILABLE')?.total_reads,
+      },
       { n: 1, total: 7 },
     );
     assert.equal(get('list_service_accounts', 'CLIENT_LIMIT_REACHED')?.incomplete_empty_reads, 1);
