@@ -1,0 +1,43 @@
+/**
+ * The standalone HTTP server of `tooltrail serve-api`: the reconstruction and verification plugins on one fastify
+ * instance. Ids may be up to 200 characters, so the router's parameter length limit is raised above that: a longer
+ * id then reaches the route schema and gets the same typed 400 as any other malformed id.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import { verifyApiPlugin } from '../audit/api.ts';
+import type { SchemaConfig } from '../ingest/schema/config.ts';
+import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import { reconstructApiPlugin } from './api.ts';
+
+export const MAX_PARAM_LENGTH = 1024;
+
+export interface ApiServerOptions {
+  ch: ClickHouseClient;
+  schema: SchemaConfig;
+  logger?: boolean;
+  /** The digest signing key verify checks (TOOLTRAIL_DIGEST_KEY). */
+  key?: string;
+  now?: () => Date;
+}
+
+export async function buildApiServer(options: ApiServerOptions): Promise<FastifyInstance> {
+  const app = Fastify({ logger: options.logger ?? false, maxParamLength: MAX_PARAM_LENGTH });
+  const now = options.now ? { now: options.now } : {};
+  await app.register(reconstructApiPlugin, { ch: options.ch, schema: options.schema, ...now });
+  await app.register(verifyApiPlugin, {
+    ch: options.ch,
+    schema: options.schema,
+    ...now,
+    ...(options.key ? { key: options.key } : {}),
+  });
+  await app.ready();
+  return app;
+}
+
+export async function startApiServer(
+  options: ApiServerOptions & { host: string; port: number },
+): Promise<{ url: string; close: () => Promise<void> }> {
+  const app = await buildApiServer({ ...options, logger: options.logger ?? true });
+  const url = await app.listen({ host: options.host, port: options.port });
+  return { url, close: () => app.close() };
+}

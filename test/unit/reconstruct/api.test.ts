@@ -1,0 +1,127 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import Fastify from 'fastify';
+import type { SchemaConfig } from '../../../ingest/schema/config.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
+import { reconstructApiPlugin } from '../../../reconstruct/api.ts';
+import { MAX_PARAM_LENGTH } from '../../../reconstruct/server.ts';
+
+/** A ClickHouse client that records every query and answers with no rows: the handler must never reach it here. */
+function spyClient() {
+  const queries: { query: string; params: unknown }[] = [];
+  const ch = {
+    async query(args: { query: string; query_params?: unknown }) {
+      queries.push({ query: args.query, params: args.query_params });
+      return { json: async () => [] };
+    },
+  } as unknown as ClickHouseClient;
+  return { ch, queries };
+}
+
+async function app() {
+  const spy = spyClient();
+  const f = Fastify({ maxParamLength: MAX_PARAM_LENGTH });
+  await f.register(reconstructApiPlugin, { ch: spy.ch, schema: { database: 'tooltrail', retentionDays: 400 } });
+  await f.ready();
+  return { f, queries: spy.queries };
+}
+
+const ATTEMPTS = [
+  "x' OR '1'='1",
+  "sess'; DROP TABLE tool_calls; --",
+  'sess%20UNION%20SELECT%201',
+  '..%2F..%2Fetc%2Fpasswd',
+  '%00',
+  'a'.repeat(201),
+  '-leading-dash',
+  'sess{tenant:String}',
+];
+
+describe('reconstruction API input validation', () => {
+  for (const bad of ATTEMPTS) {
+    it(`rejects session id ${JSON.stringify(bad.slice(0, 40))} with 400 and runs no query`, async () => {
+      const { f, queries } = await app();
+      try {
+        const res = await f.inject({ method: 'GET', url: `/v1/reconstruct/sessions/${bad}` });
+        assert.equal(res.statusCode, 400, res.body);
+        assert.equal(res.json().error.code, 'INVALID_REQUEST');
+        assert.equal(queries.length, 0);
+      } finally {
+        await f.close();
+      }
+    });
+  }
+
+  it('rejects a trace id that is not 32 hex characters with 400 and runs no query', async () => {
+    const { f, queries } = await app();
+    try {
+      for (const bad of ['abc', 'g'.repeat(32), `${'a'.repeat(32)}'--`, `${'a'.repeat(31)}%27`]) {
+        const res = await f.inject({ method: 'GET', url: `/v1/reconstruct/traces/${bad}` });
+        assert.equal(res.statusCode, 400, `${bad}: ${res.body}`);
+      }
+      assert.equal(queries.length, 0);
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('rejects a malformed tenant, fingerprint, format or unknown parameter with 400 and runs no query', async () => {
+    const { f, queries } = await app();
+    try {
+      const urls = [
+        "/v1/reconstruct/sessions/sess-1?tenant=acme'%20OR%201=1",
+        '/v1/reconstruct/sessions/sess-1?tenant=',
+        '/v1/reconstruct/sessions/sess-1?format=pdf',
+        '/v1/reconstruct/findings/not-hex',
+        "/v1/reconstruct/findings/abcdef01'",
+      ];
+      for (const url of urls) {
+        const res = await f.inject({ method: 'GET', url });
+        assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
+      }
+      assert.equal(queries.length, 0);
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('binds a valid id as a query parameter, never in the SQL text', async () => {
+    const { f, queries } = await app();
+    try {
+      const res = await f.inject({ method: 'GET', url: '/v1/reconstruct/sessions/sess-42?tenant=acme' });
+      assert.equal(res.statusCode, 404);
+      assert.equal(res.json().error.code, 'NOT_FOUND');
+      assert.equal(queries.length, 1);
+      assert.ok(!queries[0]!.query.includes('sess-42'));
+      assert.deepEqual(queries[0]!.params, { db: 'tooltrail', session: 'sess-42', tenant: 'acme' });
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('serves the JSON Schema of the reconstruction', async () => {
+    const { f } = await app();
+    try {
+      const res = await f.inject({ method: 'GET', url: '/v1/reconstruct/schema' });
+      assert.equal(res.statusCode, 200);
+      assert.ok('Reconstruction' in res.json().$defs);
+    } finally {
+      await f.close();
+    }
+  });
+
+  it('refuses bad options at registration, not at the first request', async () => {
+    const f = Fastify();
+    await assert.rejects(
+      async () =>
+        f
+          .register(reconstructApiPlugin, {
+            ch: spyClient().ch,
+            schema: { database: 'x; DROP', retentionDays: 1 } as unknown as SchemaConfig,
+          })
+          .ready(),
+      /schema: database/,
+    );
+    await f.close();
+  });
+});
