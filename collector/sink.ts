@@ -2,13 +2,18 @@
  * Where accepted spans go. The collector answers 200 only after `write` resolved, so a sink resolves only once its
  * downstream holds the spans durably (Kafka: acknowledged by all in-sync replicas).
  */
-import type { ExportTraceServiceRequest } from '../platform/otlp/index.ts';
+import type { ExportTraceServiceRequest, Span } from '../platform/otlp/index.ts';
 
 export interface SinkContext {
   /** The tenant of the credential; already stamped on every ResourceSpans of the request. */
   tenant: string;
   /** Spans in the request (for metrics and batching; the sink must not rely on it for correctness). */
   spanCount: number;
+  /**
+   * A span's protobuf encoding as received, when it is unchanged (undefined otherwise): sinks that forward
+   * protobuf copy these bytes instead of re-encoding the span.
+   */
+  encodedSpan?: (span: Span) => Uint8Array | undefined;
 }
 
 export interface SpanSink {

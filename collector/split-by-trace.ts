@@ -1,14 +1,16 @@
 /**
  * One Kafka message per trace: the request's spans grouped by trace id into per-trace ExportTraceServiceRequests
  * (each keeps its spans' resource and scope), keyed by the trace id in hex so one trace stays in one partition.
+ * Spans received as protobuf are copied as received, not re-encoded (see platform/otlp/assemble.ts).
  */
 import {
   bytesToHex,
   type ExportTraceServiceRequest,
-  encodeExportTraceServiceRequest,
+  type ResourceGroup,
   type ResourceSpans,
   type ScopeSpans,
   type Span,
+  TraceRequestAssembler,
 } from '../platform/otlp/index.ts';
 
 export interface TraceMessage {
@@ -21,11 +23,10 @@ export interface TraceMessage {
 
 type Groups = Map<ResourceSpans, Map<ScopeSpans, Span[]>>;
 
-function toBuffer(u: Uint8Array): Buffer {
-  return Buffer.from(u.buffer, u.byteOffset, u.byteLength);
-}
-
-export function splitByTrace(request: ExportTraceServiceRequest): TraceMessage[] {
+export function splitByTrace(
+  request: ExportTraceServiceRequest,
+  encodedSpan?: (span: Span) => Uint8Array | undefined,
+): TraceMessage[] {
   const traces = new Map<string, { groups: Groups; spans: number }>();
   for (const rs of request.resourceSpans) {
     for (const ss of rs.scopeSpans) {
@@ -48,22 +49,18 @@ export function splitByTrace(request: ExportTraceServiceRequest): TraceMessage[]
       }
     }
   }
-  const only = traces.size === 1 ? [...traces][0] : undefined;
-  if (only) {
-    // The whole request is one trace: encode it as it is.
-    const [key, t] = only;
-    return [{ key, value: toBuffer(encodeExportTraceServiceRequest(request)), spanCount: t.spans }];
-  }
+  const assembler = new TraceRequestAssembler(encodedSpan);
   const out: TraceMessage[] = [];
   for (const [key, t] of traces) {
-    const resourceSpans: ResourceSpans[] = [];
+    const groups: ResourceGroup[] = [];
     for (const [rs, scopes] of t.groups) {
-      const scopeSpans: ScopeSpans[] = [];
-      for (const [ss, spans] of scopes)
-        scopeSpans.push({ scope: ss.scope ?? null, schemaUrl: ss.schemaUrl ?? null, spans });
-      resourceSpans.push({ resource: rs.resource ?? null, schemaUrl: rs.schemaUrl ?? null, scopeSpans });
+      groups.push({
+        resource: rs.resource,
+        schemaUrl: rs.schemaUrl,
+        scopes: [...scopes].map(([ss, spans]) => ({ scope: ss.scope, schemaUrl: ss.schemaUrl, spans })),
+      });
     }
-    out.push({ key, value: toBuffer(encodeExportTraceServiceRequest({ resourceSpans })), spanCount: t.spans });
+    out.push({ key, value: assembler.assemble(groups), spanCount: t.spans });
   }
   return out;
 }

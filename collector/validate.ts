@@ -50,6 +50,8 @@ export interface ValidationResult {
   byReason: Map<RejectReason, number>;
   /** The first few problems, each naming the span; empty when nothing was rejected. */
   messages: string[];
+  /** Accepted spans that validation changed (a span-level tenant claim removed): their received bytes are stale. */
+  modified: Set<Span>;
 }
 
 /** How many problem messages a response carries; the count says how many more there were. */
@@ -159,9 +161,11 @@ function spanProblem(span: Span, invalidUtf8: number): Problem | undefined {
 }
 
 /** A span-level `tooltrail.tenant` is a claim the collector never trusts: it is removed, not judged. */
-function stripSpanTenant(span: Span): void {
+function stripSpanTenant(span: Span): boolean {
   const attrs = span.attributes;
-  if (attrs?.some((kv) => kv.key === Attr.TENANT)) span.attributes = attrs.filter((kv) => kv.key !== Attr.TENANT);
+  if (!attrs?.some((kv) => kv.key === Attr.TENANT)) return false;
+  span.attributes = attrs.filter((kv) => kv.key !== Attr.TENANT);
+  return true;
 }
 
 export interface ValidateOptions {
@@ -175,6 +179,7 @@ export function validateRequest(request: ExportTraceServiceRequest, options: Val
   const invalidUtf8 = options.invalidUtf8 ?? (() => 0);
   const byReason = new Map<RejectReason, number>();
   const messages: string[] = [];
+  const modified = new Set<Span>();
   let accepted = 0;
   let rejected = 0;
   const reject = (count: number, problem: Problem, where: string) => {
@@ -216,7 +221,7 @@ export function validateRequest(request: ExportTraceServiceRequest, options: Val
             `span ${bytesToHex(span.spanId) || '(no id)'} of trace ${bytesToHex(span.traceId) || '(no id)'}`,
           );
         } else {
-          stripSpanTenant(span);
+          if (stripSpanTenant(span)) modified.add(span);
           keep.push(span);
         }
       }
@@ -236,7 +241,7 @@ export function validateRequest(request: ExportTraceServiceRequest, options: Val
     );
   });
   const allKept = out.length === request.resourceSpans.length && out.every((rs, k) => rs === request.resourceSpans[k]);
-  return { request: allKept ? request : { resourceSpans: out }, accepted, rejected, byReason, messages };
+  return { request: allKept ? request : { resourceSpans: out }, accepted, rejected, byReason, messages, modified };
 }
 
 /** `rejected N of M spans: <first problems> (and K more)`, the partial_success error_message. */

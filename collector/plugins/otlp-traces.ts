@@ -19,6 +19,7 @@ import {
   OtlpJsonError,
   RpcCode,
   rpcStatusToJson,
+  type Span,
 } from '../../platform/otlp/index.ts';
 import { Admission } from '../admission.ts';
 import { readBody } from '../body.ts';
@@ -157,12 +158,14 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
       const body = request.body ?? Buffer.alloc(0);
       let decoded: ExportTraceServiceRequest;
       let invalidUtf8: ((m: object) => number) | undefined;
+      let received: ((span: Span) => Uint8Array | undefined) | undefined;
       let prior: JsonSpanRejection[] = [];
       if (format === 'protobuf') {
         try {
           const checked = decodeExportTraceServiceRequestChecked(body);
           decoded = checked.request;
           invalidUtf8 = checked.invalidUtf8;
+          received = checked.encodedSpan;
         } catch (err) {
           if (err instanceof OtlpDecodeError) throw refuse.notOtlp(err.message);
           throw err;
@@ -192,7 +195,14 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
       if (result.accepted > 0) {
         metrics.tenantOverrides.inc({ tenant }, stampTenant(result.request, tenant));
         try {
-          await sink.write(result.request, { tenant, spanCount: result.accepted });
+          const encodedSpan = received
+            ? (span: Span) => (result.modified.has(span) ? undefined : received?.(span))
+            : undefined;
+          await sink.write(result.request, {
+            tenant,
+            spanCount: result.accepted,
+            ...(encodedSpan ? { encodedSpan } : {}),
+          });
         } catch (err) {
           if (err instanceof SinkUnavailableError) {
             metrics.spansThrottled.inc({ tenant, status: '503' }, result.accepted);

@@ -17,9 +17,9 @@ export function createDiscardSink(): SpanSink & { stats: DiscardSinkStats } {
   return {
     name: 'discard',
     stats,
-    async write(request: ExportTraceServiceRequest, _context: SinkContext) {
+    async write(request: ExportTraceServiceRequest, context: SinkContext) {
       stats.requests++;
-      for (const m of splitByTrace(request)) {
+      for (const m of splitByTrace(request, context.encodedSpan)) {
         stats.messages++;
         stats.bytes += m.value.length;
       }

@@ -206,7 +206,7 @@ export function createKafkaSink(options: KafkaSinkOptions): KafkaSpanSink {
       }
       const headers = { [TENANT_HEADER]: context.tenant };
       let bytes = 0;
-      const messages = splitByTrace(request).map((m) => {
+      const messages = splitByTrace(request, context.encodedSpan).map((m) => {
         bytes += m.value.length + m.key.length;
         return { key: m.key, value: m.value, headers };
       });

@@ -3,6 +3,7 @@
  * converts OTLP/JSON, and encodes `google.rpc.Status`. The collector and the ingest use it; nothing else loads
  * OTLP protobuf code.
  */
+export * from './assemble.ts';
 export * from './json.ts';
 export {
   type CheckedDecode,
@@ -11,6 +12,9 @@ export {
   decodeExportTraceServiceResponse,
   encodeExportTraceServiceRequest,
   encodeExportTraceServiceResponse,
+  encodeInstrumentationScope,
+  encodeResource,
+  encodeSpan,
   OtlpDecodeError,
 } from './protobuf.ts';
 export * from './rpc-status.ts';

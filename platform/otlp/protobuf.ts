@@ -102,6 +102,9 @@ const traceV1 = root.opentelemetry.proto.trace.v1;
  * strings that are not valid UTF-8 (protobufjs silently replaces their bytes), so validation can reject exactly
  * the spans that carry them.
  */
+/** Node's Buffer has latin1Slice (not in its types); for ASCII it is the cheapest bytes-to-string there is. */
+type LatinSlicing = Buffer & { latin1Slice(start: number, end: number): string };
+
 class CheckedReader extends protobuf.BufferReader {
   invalidUtf8 = 0;
   override string(): string {
@@ -110,14 +113,24 @@ class CheckedReader extends protobuf.BufferReader {
     const end = start + length;
     if (end > this.len) throw new RangeError(`index out of range: ${start} + ${length} > ${this.len}`);
     this.pos = end;
-    const bytes = (this.buf as Buffer).subarray(start, end);
-    if (!isUtf8(bytes)) this.invalidUtf8++;
-    return bytes.toString('utf8');
+    const buf = this.buf as Buffer;
+    // ASCII (nearly every string in telemetry) needs no validation; only the others pay for isUtf8.
+    for (let i = start; i < end; i++) {
+      if ((buf[i] as number) > 0x7f) {
+        const bytes = buf.subarray(start, end);
+        if (!isUtf8(bytes)) this.invalidUtf8++;
+        return bytes.toString('utf8');
+      }
+    }
+    return (buf as LatinSlicing).latin1Slice(start, end);
   }
 }
 
 /** Invalid UTF-8 strings found inside each decoded message (span, scope, resource, and their containers). */
 const invalidUtf8Counts = new WeakMap<object, number>();
+/** Each decoded span's bytes as received, so an unchanged span can be forwarded without re-encoding it. */
+const encodedSpans = new WeakMap<object, Uint8Array>();
+const spanType = traceV1.Span as GeneratedType<unknown>;
 
 // Record, per message of these types, how many invalid strings its decoding met (its nested messages included).
 for (const type of [
@@ -133,6 +146,9 @@ for (const type of [
     const before = reader.invalidUtf8;
     const message = decode.call(this, reader, length, error);
     if (reader.invalidUtf8 !== before) invalidUtf8Counts.set(message, reader.invalidUtf8 - before);
+    if (type === spanType && length !== undefined) {
+      encodedSpans.set(message, (reader.buf as Buffer).subarray(reader.pos - length, reader.pos));
+    }
     return message;
   };
 }
@@ -152,6 +168,8 @@ export interface CheckedDecode {
    * InstrumentationScope holds, nested messages included (0 for the clean ones).
    */
   invalidUtf8(message: object): number;
+  /** A decoded span's encoding as received (a view into the input: do not modify the input meanwhile). */
+  encodedSpan(span: Span): Uint8Array | undefined;
 }
 
 /** Decodes and reports invalid UTF-8 per message; throws OtlpDecodeError when the bytes are not this message. */
@@ -163,8 +181,9 @@ export function decodeExportTraceServiceRequestChecked(bytes: Uint8Array): Check
   } catch (err) {
     throw new OtlpDecodeError(`not a valid ExportTraceServiceRequest: ${(err as Error).message}`);
   }
-  if (reader.invalidUtf8 === 0) return { request, invalidUtf8: () => 0 };
-  return { request, invalidUtf8: (m) => invalidUtf8Counts.get(m) ?? 0 };
+  const encodedSpan = (span: Span) => encodedSpans.get(span);
+  if (reader.invalidUtf8 === 0) return { request, invalidUtf8: () => 0, encodedSpan };
+  return { request, invalidUtf8: (m) => invalidUtf8Counts.get(m) ?? 0, encodedSpan };
 }
 
 /** Decodes an OTLP protobuf `ExportTraceServiceRequest` (a Kafka message value); throws OtlpDecodeError. */
@@ -175,6 +194,19 @@ export function decodeExportTraceServiceRequest(bytes: Uint8Array): ExportTraceS
 /** Encodes an `ExportTraceServiceRequest` (plain objects or decoded messages) to OTLP protobuf. */
 export function encodeExportTraceServiceRequest(message: ExportTraceServiceRequest): Uint8Array {
   return collectorV1.ExportTraceServiceRequest.encode(message).finish();
+}
+
+/** Encodes one message of the request's parts (used to assemble requests from already-encoded spans). */
+export function encodeSpan(span: Span): Uint8Array {
+  return traceV1.Span.encode(span).finish();
+}
+
+export function encodeResource(resource: Resource): Uint8Array {
+  return root.opentelemetry.proto.resource.v1.Resource.encode(resource).finish();
+}
+
+export function encodeInstrumentationScope(scope: InstrumentationScope): Uint8Array {
+  return root.opentelemetry.proto.common.v1.InstrumentationScope.encode(scope).finish();
 }
 
 export function encodeExportTraceServiceResponse(message: ExportTraceServiceResponse): Uint8Array {

@@ -115,7 +115,7 @@ describe('collector bad inputs over HTTP with real Kafka', () => {
         assert.equal(int64ToString(out.partialSuccess?.rejectedSpans), String(c.rejected), c.rule);
       }
     }
-    const forged = span();
+    const forged = span({ attributes: [attr(Attr.TENANT, str('someone-else')), attr('k', str('v'))] });
     const claim = await fetch(running.url, {
       method: 'POST',
       body: body(protobufBody(request([forged], [attr(Attr.TENANT, str('someone-else'))]))),
@@ -136,6 +136,12 @@ describe('collector bad inputs over HTTP with real Kafka', () => {
     assert.deepEqual(
       forgedResource.filter((kv) => kv.key === Attr.TENANT).map((kv) => kv.value?.stringValue),
       [TENANT_B],
+    );
+    const forgedSpan = messages[0]?.spans[0];
+    assert.deepEqual(
+      forgedSpan?.attributes?.map((kv) => kv.key),
+      ['k'],
+      'a span-level tenant claim is removed before Kafka',
     );
   });
 });
