@@ -5,6 +5,7 @@
  * non-replicated deduplication window; Replicated tables deduplicate natively).
  */
 import { Readable } from 'node:stream';
+import type { DigestRecorder } from '../audit/recorder.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { encodeJsonCompactEachRow } from './encode.ts';
 import type { IngestMetrics } from './metrics.ts';
@@ -31,6 +32,8 @@ export interface ClickHouseWriterOptions {
   database: string;
   metrics?: IngestMetrics;
   now?: () => number;
+  /** Tamper evidence (audit/README.md): per-tenant, per-hour digests of the rows stored, chained. */
+  digests?: DigestRecorder;
 }
 
 /** Settings every batch insert runs with: synchronous, deduplicated, one block per partition. */
@@ -116,6 +119,7 @@ export function createClickHouseWriter(ch: ClickHouseClient, options: ClickHouse
       const settled = await Promise.allSettled(jobs);
       const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
       if (failed) throw failed.reason;
+      await options.digests?.record(rows, { batchId: dedupToken });
       const result: WriteResult = {
         rows: { toolCalls: rows.toolCalls.length, warnings: rows.warnings.length, spans: rows.spans.length },
         insertMs: now() - started,

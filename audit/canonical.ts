@@ -1,0 +1,262 @@
+/**
+ * The canonical form of a stored row, hashed by the writer when it stores the row and again by `verify` from what
+ * the table holds. Both sides reduce every value to one text form per column type, so the hash does not depend on
+ * how a value travelled (the writer's `'1700000000.123456789'` and ClickHouse's DateTime64 output are the same
+ * instant; a map's key order does not matter).
+ *
+ * The column lists below ARE canonical version 1: changing them changes every hash. A new column means a new
+ * version (keep the old list to verify old records). `ingested_at`/`IngestedAt` are left out on purpose: ClickHouse
+ * sets them, the writer never sent them.
+ */
+import { createHash } from 'node:crypto';
+
+export const CANONICAL_VERSION = 1;
+
+type ColumnType = 'string' | 'bool' | 'uint' | 'nullable_int' | 'time' | 'strings' | 'times' | 'map' | 'maps';
+
+export interface TableSpec {
+  /** Table name (also the `row_tables` value of its rows in a digest record). */
+  table: 'tool_calls' | 'tool_call_warnings' | 'spans';
+  columns: readonly (readonly [name: string, type: ColumnType])[];
+  tenant: string;
+  /** The column that places a row in an hour. */
+  time: string;
+  /** The column that identifies a row in a digest (warnings: the span their rows belong to, grouped). */
+  id: string;
+}
+
+export const TOOL_CALLS_SPEC: TableSpec = {
+  table: 'tool_calls',
+  tenant: 'tenant',
+  time: 'start_time',
+  id: 'span_id',
+  columns: [
+    ['tenant', 'string'],
+    ['session_id', 'string'],
+    ['sequence', 'nullable_int'],
+    ['start_time', 'time'],
+    ['end_time', 'time'],
+    ['duration_ns', 'uint'],
+    ['trace_id', 'string'],
+    ['span_id', 'string'],
+    ['parent_span_id', 'string'],
+    ['trace_state', 'string'],
+    ['span_name', 'string'],
+    ['span_kind', 'string'],
+    ['tool_call_id', 'string'],
+    ['tool_name', 'string'],
+    ['agent_name', 'string'],
+    ['agent_id', 'string'],
+    ['service_name', 'string'],
+    ['scope_name', 'string'],
+    ['scope_version', 'string'],
+    ['effect', 'string'],
+    ['span_status_code', 'string'],
+    ['span_status_message', 'string'],
+    ['result_status', 'string'],
+    ['result_complete', 'bool'],
+    ['complete_reported', 'bool'],
+    ['result_reasons', 'strings'],
+    ['result_item_count', 'nullable_int'],
+    ['result_continuation', 'string'],
+    ['scope_resource', 'string'],
+    ['scope_visibility', 'string'],
+    ['scope_snapshot', 'string'],
+    ['warnings', 'strings'],
+    ['mutation_basis', 'string'],
+    ['mutation_target_count', 'nullable_int'],
+    ['evidence_snapshots', 'strings'],
+    ['evidence_call_ids', 'strings'],
+    ['guard_decision', 'string'],
+    ['attributes', 'map'],
+    ['resource_attributes', 'map'],
+    ['event_times', 'times'],
+    ['event_names', 'strings'],
+    ['event_attributes', 'maps'],
+    ['link_trace_ids', 'strings'],
+    ['link_span_ids', 'strings'],
+    ['link_trace_states', 'strings'],
+    ['link_attributes', 'maps'],
+  ],
+};
+
+export const WARNINGS_SPEC: TableSpec = {
+  table: 'tool_call_warnings',
+  tenant: 'tenant',
+  time: 'time',
+  id: 'span_id',
+  columns: [
+    ['tenant', 'string'],
+    ['time', 'time'],
+    ['code', 'string'],
+    ['source', 'string'],
+    ['message', 'string'],
+    ['tool_name', 'string'],
+    ['agent_name', 'string'],
+    ['session_id', 'string'],
+    ['trace_id', 'string'],
+    ['span_id', 'string'],
+  ],
+};
+
+export const SPANS_SPEC: TableSpec = {
+  table: 'spans',
+  tenant: 'Tenant',
+  time: 'Timestamp',
+  id: 'SpanId',
+  columns: [
+    ['Tenant', 'string'],
+    ['Timestamp', 'time'],
+    ['TraceId', 'string'],
+    ['SpanId', 'string'],
+    ['ParentSpanId', 'string'],
+    ['TraceState', 'string'],
+    ['SpanName', 'string'],
+    ['SpanKind', 'string'],
+    ['ServiceName', 'string'],
+    ['ResourceAttributes', 'map'],
+    ['ScopeName', 'string'],
+    ['ScopeVersion', 'string'],
+    ['SpanAttributes', 'map'],
+    ['Duration', 'uint'],
+    ['StatusCode', 'string'],
+    ['StatusMessage', 'string'],
+    ['Events.Timestamp', 'times'],
+    ['Events.Name', 'strings'],
+    ['Events.Attributes', 'maps'],
+    ['Links.TraceId', 'strings'],
+    ['Links.SpanId', 'strings'],
+    ['Links.TraceState', 'strings'],
+    ['Links.Attributes', 'maps'],
+  ],
+};
+
+export const TABLE_SPECS = [TOOL_CALLS_SPEC, WARNINGS_SPEC, SPANS_SPEC] as const;
+
+// ------------------------------------------------------------------------------------------------ values
+
+const NS_PER_S = 1_000_000_000n;
+
+/**
+ * An instant as unix nanoseconds (decimal). Accepts the writer's `'<seconds>.<fraction>'`, a bare integer of
+ * nanoseconds (what verify selects), and ClickHouse's `'YYYY-MM-DD hh:mm:ss[.fraction]'` (UTC).
+ */
+export function instantNs(v: unknown): string {
+  if (typeof v === 'number' && Number.isFinite(v)) return instantNs(v.toFixed(9));
+  if (typeof v !== 'string') throw new TypeError(`not a time value: ${JSON.stringify(v)}`);
+  let m = /^(\d+)\.(\d{1,9})$/.exec(v);
+  if (m) return (BigInt(m[1]!) * NS_PER_S + BigInt(m[2]!.padEnd(9, '0'))).toString();
+  if (/^\d+$/.test(v)) return BigInt(v).toString();
+  m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z?$/.exec(v);
+  if (m) {
+    const sec = BigInt(Date.parse(`${m[1]}T${m[2]}Z`) / 1000);
+    return (sec * NS_PER_S + BigInt((m[3] ?? '').padEnd(9, '0'))).toString();
+  }
+  throw new TypeError(`not a time value: ${JSON.stringify(v)}`);
+}
+
+function intText(v: unknown): string {
+  if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v).toString();
+  if (typeof v === 'string' && /^-?\d+$/.test(v)) return BigInt(v).toString();
+  if (typeof v === 'bigint') return v.toString();
+  throw new TypeError(`not an integer: ${JSON.stringify(v)}`);
+}
+
+function mapEntries(v: unknown): [string, string][] {
+  if (v === null || v === undefined) return [];
+  if (typeof v !== 'object' || Array.isArray(v)) throw new TypeError(`not a map: ${JSON.stringify(v)}`);
+  return Object.entries(v as Record<string, unknown>)
+    .map(([k, x]): [string, string] => [k, String(x)])
+    .sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
+}
+
+function arrayOf(v: unknown): unknown[] {
+  if (v === null || v === undefined) return [];
+  if (!Array.isArray(v)) throw new TypeError(`not an array: ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** One column value in canonical form. A missing value is the column type's default, as ClickHouse stores it. */
+function canonicalValue(type: ColumnType, v: unknown): unknown {
+  switch (type) {
+    case 'string':
+      return v === null || v === undefined ? '' : String(v);
+    case 'bool':
+      return v === true || v === 1 || v === '1' || v === 'true';
+    case 'uint':
+      return v === null || v === undefined ? '0' : intText(v);
+    case 'nullable_int':
+      return v === null || v === undefined ? null : intText(v);
+    case 'time':
+      return v === null || v === undefined ? '0' : instantNs(v);
+    case 'strings':
+      return arrayOf(v).map((x) => String(x));
+    case 'times':
+      return arrayOf(v).map(instantNs);
+    case 'map':
+      return mapEntries(v);
+    case 'maps':
+      return arrayOf(v).map(mapEntries);
+  }
+}
+
+/** A row as the writer holds it (keyed by column name) -> its values in the spec's column order. */
+export function valuesOf(spec: TableSpec, row: Readonly<Record<string, unknown>>): unknown[] {
+  return spec.columns.map(([name]) => row[name]);
+}
+
+/** The canonical text of one row (values in the spec's column order): a JSON array of canonical values. */
+export function canonicalRow(spec: TableSpec, values: readonly unknown[]): string {
+  return JSON.stringify(spec.columns.map(([, type], i) => canonicalValue(type, values[i])));
+}
+
+export function sha256(text: string): string {
+  return createHash('sha256').update(text).digest('hex');
+}
+
+/**
+ * Hash of one digest entry: a tool call or span row, or the group of warning rows of one span in one hour.
+ * `rows` hold values in the spec's column order.
+ */
+export function entryHash(spec: TableSpec, rows: readonly (readonly unknown[])[]): string {
+  if (spec.table !== 'tool_call_warnings') return sha256(`${spec.table}\n${canonicalRow(spec, rows[0] ?? [])}`);
+  // Warning rows have no id of their own: the group is hashed as the sorted list of its canonical rows.
+  const lines = rows.map((r) => canonicalRow(spec, r)).sort();
+  return sha256(`${spec.table}\n${lines.join('\n')}`);
+}
+
+/** The hour (unix seconds, floored) of a row's time value. */
+export function hourOf(v: unknown): number {
+  const ns = BigInt(instantNs(v));
+  return Number((ns / (3600n * NS_PER_S)) * 3600n);
+}
+
+/**
+ * The select list verify uses, in the spec's column order (read as JSONCompactEachRow arrays, so no alias can
+ * shadow a column in WHERE): times as integer nanoseconds, 64-bit integers as text, everything else as stored.
+ */
+export function selectList(spec: TableSpec): string {
+  return spec.columns
+    .map(([name, type]) => {
+      const col = `\`${name}\``;
+      switch (type) {
+        case 'time':
+          return `toString(toUnixTimestamp64Nano(${col}))`;
+        case 'times':
+          return `arrayMap(t -> toString(toUnixTimestamp64Nano(t)), ${col})`;
+        case 'uint':
+        case 'nullable_int':
+          return `toString(${col})`;
+        default:
+          return col;
+      }
+    })
+    .join(', ');
+}
+
+/** Index of a column in the spec (for the id and time of a row read as an array). */
+export function columnIndex(spec: TableSpec, name: string): number {
+  const i = spec.columns.findIndex(([n]) => n === name);
+  if (i < 0) throw new Error(`${spec.table} spec has no column ${name}`);
+  return i;
+}

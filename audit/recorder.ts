@@ -1,0 +1,186 @@
+/**
+ * The writer's hook: after a batch is stored, `record(rows, { batchId })` writes one digest record per
+ * (tenant, hour) the batch touched, chained per (tenant, chain). Call it after ClickHouse acknowledged the rows and
+ * before the batch is acknowledged upstream (Kafka offset commit, HTTP 200): if it throws, the batch is retried,
+ * its rows deduplicate, and the digest is recorded on the retry. A crash between the two leaves rows without a
+ * digest, which verify reports as added: never silently covered.
+ */
+import { randomUUID } from 'node:crypto';
+import { z } from 'zod';
+import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import { CANONICAL_VERSION, entryHash, hourOf, TABLE_SPECS, type TableSpec, valuesOf } from './canonical.ts';
+import { type DigestEntry, type DigestRecord, sealRecord } from './chain.ts';
+import { type DigestConfig, DigestConfigSchema, defaultDigestConfig } from './config.ts';
+import { sqlFile } from './sql.ts';
+
+/** The rows of one stored batch, per table, keyed by column name (ingest/rows.ts `Rows` fits). */
+export interface StoredRows {
+  toolCalls: readonly object[];
+  warnings: readonly object[];
+  spans: readonly object[];
+}
+
+export interface DigestRecorder {
+  /** Records the digests of rows ClickHouse just stored. Resolves once the records are stored too. */
+  record(rows: StoredRows, batch?: { batchId?: string }): Promise<DigestRecord[]>;
+}
+
+export interface DigestRecorderOptions extends Partial<DigestConfig> {
+  database: string;
+  /** Clock (unix ms); tests inject one to place batches before or after their hour closed. */
+  now?: () => number;
+}
+
+interface ChainState {
+  tail: Promise<unknown>;
+  heads: Map<string, { seq: number; hash: string }>;
+}
+
+// One state per (database, chain) in the process: two writers of one process share the chain instead of forking it.
+const chains = new Map<string, ChainState>();
+
+const HeadRow = z.object({ seq: z.string().regex(/^\d+$/), digest_hash: z.string() });
+
+function rowsBySpec(rows: StoredRows, spec: TableSpec): readonly object[] {
+  return spec.table === 'tool_calls' ? rows.toolCalls : spec.table === 'spans' ? rows.spans : rows.warnings;
+}
+
+/** Entries per tenant, per hour. Warning rows are grouped per (tenant, hour, span) into one entry. */
+export function digestEntries(rows: StoredRows): Map<string, Map<number, DigestEntry[]>> {
+  const out = new Map<string, Map<number, DigestEntry[]>>();
+  const add = (tenant: string, hour: number, e: DigestEntry) => {
+    const hours = out.get(tenant) ?? new Map<number, DigestEntry[]>();
+    out.set(tenant, hours);
+    const list = hours.get(hour) ?? [];
+    hours.set(hour, list);
+    list.push(e);
+  };
+  for (const spec of TABLE_SPECS) {
+    const groups = new Map<string, { tenant: string; hour: number; id: string; rows: unknown[][] }>();
+    for (const obj of rowsBySpec(rows, spec)) {
+      const row = obj as Record<string, unknown>;
+      const tenant = String(row[spec.tenant] ?? '');
+      const hour = hourOf(row[spec.time]);
+      const id = String(row[spec.id] ?? '');
+      if (spec.table !== 'tool_call_warnings') {
+        add(tenant, hour, { table: spec.table, id, hash: entryHash(spec, [valuesOf(spec, row)]) });
+        continue;
+      }
+      const k = `${tenant}\u0000${hour}\u0000${id}`;
+      const g = groups.get(k) ?? { tenant, hour, id, rows: [] };
+      groups.set(k, g);
+      g.rows.push(valuesOf(spec, row));
+    }
+    for (const g of groups.values())
+      add(g.tenant, g.hour, { table: spec.table, id: g.id, hash: entryHash(spec, g.rows) });
+  }
+  return out;
+}
+
+function chTime(ms: number, withMs: boolean): string {
+  const iso = new Date(ms).toISOString();
+  return `${iso.slice(0, 10)} ${iso.slice(11, withMs ? 23 : 19)}`;
+}
+
+export function createDigestRecorder(ch: ClickHouseClient, options: DigestRecorderOptions): DigestRecorder {
+  const config = DigestConfigSchema.parse({ ...defaultDigestConfig(), ...stripUndefined(options) });
+  const database = options.database;
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database))
+    throw new Error('digest recorder: database must be a plain identifier');
+  const now = options.now ?? Date.now;
+  const stateKey = `${database}\u0000${config.chain}`;
+  const state = chains.get(stateKey) ?? { tail: Promise.resolve(), heads: new Map() };
+  chains.set(stateKey, state);
+
+  async function head(tenant: string): Promise<{ seq: number; hash: string }> {
+    const cached = state.heads.get(tenant);
+    if (cached) return cached;
+    const rs = await ch.query({
+      query: sqlFile('chainHead'),
+      query_params: { db: database, tenant, chain: config.chain },
+      format: 'JSONEachRow',
+    });
+    const rows = (await rs.json<unknown>()).map((r) => HeadRow.parse(r));
+    const h = rows[0] ? { seq: Number(rows[0].seq), hash: rows[0].digest_hash } : { seq: 0, hash: '' };
+    return h;
+  }
+
+  async function recordNow(rows: StoredRows, batchId: string): Promise<DigestRecord[]> {
+    const byTenant = digestEntries(rows);
+    if (byTenant.size === 0) return [];
+    const recordedAt = now();
+    const records: DigestRecord[] = [];
+    const newHeads = new Map<string, { seq: number; hash: string }>();
+    for (const tenant of [...byTenant.keys()].sort()) {
+      let h = await head(tenant);
+      const hours = byTenant.get(tenant)!;
+      for (const hour of [...hours.keys()].sort((a, b) => a - b)) {
+        const record = sealRecord(
+          {
+            tenant,
+            chain: config.chain,
+            seq: h.seq + 1,
+            hour,
+            batch_id: batchId,
+            recorded_at_ms: recordedAt,
+            backfill: recordedAt >= (hour + 3600 + config.graceSeconds) * 1000,
+            canonical_version: CANONICAL_VERSION,
+            previous_hash: h.hash,
+          },
+          hours.get(hour)!,
+          config.key,
+        );
+        records.push(record);
+        h = { seq: record.seq, hash: record.digest_hash };
+      }
+      newHeads.set(tenant, h);
+    }
+    try {
+      await ch.insert({
+        table: `${database}.row_digests`,
+        format: 'JSONEachRow',
+        values: records.map((r) => ({
+          tenant: r.tenant,
+          chain: r.chain,
+          seq: r.seq,
+          hour: chTime(r.hour * 1000, false),
+          batch_id: r.batch_id,
+          recorded_at: chTime(r.recorded_at_ms, true),
+          backfill: r.backfill,
+          canonical_version: r.canonical_version,
+          row_count: r.row_count,
+          row_tables: r.row_tables,
+          row_ids: r.row_ids,
+          row_hashes: r.row_hashes,
+          rows_hash: r.rows_hash,
+          previous_hash: r.previous_hash,
+          digest_hash: r.digest_hash,
+          signature: r.signature,
+          key_id: r.key_id,
+        })),
+      });
+    } catch (err) {
+      // The insert may or may not have landed: re-read the heads from the table next time.
+      for (const t of newHeads.keys()) state.heads.delete(t);
+      throw err;
+    }
+    for (const [t, h] of newHeads) state.heads.set(t, h);
+    return records;
+  }
+
+  return {
+    record(rows, batch = {}) {
+      const batchId = batch.batchId || `unnamed:${randomUUID()}`;
+      // Serialized per chain: each record must link to the one stored before it.
+      const run = state.tail.then(() => recordNow(rows, batchId));
+      state.tail = run.catch(() => undefined);
+      return run;
+    },
+  };
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  return Object.fromEntries(
+    Object.entries(o).filter(([k, v]) => v !== undefined && k !== 'database' && k !== 'now'),
+  ) as Partial<T>;
+}

@@ -1,0 +1,84 @@
+/** The result of `tooltrail verify` (also its `--json` output and the HTTP API's response), as one zod schema. */
+import { z } from 'zod';
+
+export const ISSUE_KINDS = [
+  /** A stored row no longer hashes to what the writer recorded. */
+  'row_changed',
+  /** A row the writer recorded is not in the table any more. */
+  'row_deleted',
+  /** A row (or an extra copy of one) that no digest covers: written after the fact, or never digested. */
+  'row_added',
+  /** A digest record whose fields no longer hash to its digest_hash, or whose row list was edited. */
+  'digest_altered',
+  /** A digest record of the chain is missing (seq gap). */
+  'digest_missing',
+  /** A record does not link to its predecessor's hash. */
+  'chain_broken',
+  /** Two records share one (tenant, chain, seq): two writers used one chain, or a record was forged. */
+  'chain_fork',
+  /** Signed with a key that does not verify (or a different key). */
+  'signature_invalid',
+  /** Unsigned while verify was given a key. */
+  'signature_missing',
+] as const;
+
+const iso = z.string().describe('ISO 8601, UTC');
+
+export const VerifyIssueSchema = z
+  .object({
+    kind: z.enum(ISSUE_KINDS),
+    tenant: z.string(),
+    hour: iso.nullable(),
+    table: z.string().nullable(),
+    row_id: z.string().nullable(),
+    chain: z.string().nullable(),
+    seq: z.number().int().nullable(),
+    batch_id: z.string().nullable(),
+    statement: z.string(),
+  })
+  .meta({ id: 'VerifyIssue' });
+
+export const BackfillSchema = z
+  .object({
+    tenant: z.string(),
+    hour: iso,
+    chain: z.string(),
+    seq: z.number().int(),
+    batch_id: z.string(),
+    recorded_at: iso,
+    rows: z.number().int(),
+    late_by_seconds: z.number().int().describe('seconds after the end of the hour'),
+  })
+  .meta({ id: 'Backfill' });
+
+export const ChainHeadSchema = z
+  .object({ tenant: z.string(), chain: z.string(), seq: z.number().int(), digest_hash: z.string(), recorded_at: iso })
+  .meta({ id: 'ChainHead' });
+
+export const VerifyReportSchema = z
+  .object({
+    ok: z.boolean().describe('true when no issue was found'),
+    tenant: z.string().nullable(),
+    from: iso,
+    to: iso,
+    signatures_checked: z.boolean(),
+    checked: z.object({
+      hours: z.number().int(),
+      digest_records: z.number().int(),
+      rows: z.number().int().describe('digest entries compared (a span’s warning rows count as one)'),
+    }),
+    issues: z.array(VerifyIssueSchema),
+    backfill: z.array(BackfillSchema).describe('late arrivals: not failures, shown explicitly'),
+    chains: z.array(ChainHeadSchema).describe('chain heads: keep them elsewhere to detect a cut-off tail'),
+    notes: z.array(z.string()),
+  })
+  .meta({ id: 'VerifyReport', title: 'tooltrail verify report' });
+
+export type VerifyIssue = z.infer<typeof VerifyIssueSchema>;
+export type Backfill = z.infer<typeof BackfillSchema>;
+export type ChainHead = z.infer<typeof ChainHeadSchema>;
+export type VerifyReport = z.infer<typeof VerifyReportSchema>;
+
+export function verifyReportJsonSchema(): Record<string, unknown> {
+  return z.toJSONSchema(VerifyReportSchema, { target: 'draft-2020-12' }) as Record<string, unknown>;
+}

@@ -1,0 +1,189 @@
+/**
+ * `tooltrail reconstruct`, `tooltrail verify` and `tooltrail serve-api`. Errors a user can fix print one line;
+ * exit codes: 0 ok, 1 usage/config error or failed verification, 2 nothing stored for the subject.
+ */
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Command } from 'commander';
+import { createVerifyOptions, parseTimeOption, renderVerifyText } from '../audit/cli-support.ts';
+import { verifyDigests } from '../audit/verify.ts';
+import { schemaConfigFromEnv } from '../ingest/schema/config.ts';
+import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
+import { findingResolverFor, reconstructFinding } from '../reconstruct/finding.ts';
+import {
+  FingerprintSchema,
+  InvalidIdError,
+  parseId,
+  SessionIdSchema,
+  TenantSchema,
+  TraceIdSchema,
+} from '../reconstruct/ids.ts';
+import { NotFoundError, reconstructSession, reconstructTrace } from '../reconstruct/reconstruct.ts';
+import { renderReconstructionHtml } from '../reconstruct/render-html.ts';
+import { renderReconstructionText } from '../reconstruct/render-terminal.ts';
+import { reconstructionJsonSchema } from '../reconstruct/timeline.ts';
+import { loadServicesConfig } from '../services/config.ts';
+
+interface ReconstructFlags {
+  session?: string;
+  trace?: string;
+  finding?: string;
+  tenant?: string;
+  json?: boolean;
+  html?: string;
+  maxCalls?: number;
+  schema?: boolean;
+}
+
+function clickhouse(): ClickHouseClient {
+  const svc = loadServicesConfig();
+  return createClickHouse({ url: svc.clickhouse.url, user: svc.clickhouse.user, password: svc.clickhouse.password });
+}
+
+/** One-line errors for what the user can fix; anything else keeps its stack. */
+async function run(fn: () => Promise<number>): Promise<void> {
+  try {
+    process.exitCode = await fn();
+  } catch (err) {
+    if (err instanceof InvalidIdError || err instanceof UsageError) {
+      console.error(`tooltrail: ${err.message}`);
+      process.exitCode = 1;
+    } else if (err instanceof NotFoundError) {
+      console.error(`tooltrail: ${err.message}`);
+      process.exitCode = 2;
+    } else throw err;
+  }
+}
+
+class UsageError extends Error {}
+
+export function registerReconstructCommands(program: Command): void {
+  program
+    .command('reconstruct')
+    .description('what an agent saw, what it could not see, and on what it acted: the ordered timeline of a session')
+    .option('--session <id>', 'agent session (gen_ai.conversation.id)')
+    .option('--trace <id>', 'trace id (32 hex): every session that ran in it')
+    .option('--finding <fingerprint>', 'an alert finding: the session it is about')
+    .option('--tenant <tenant>', 'tenant (default: every tenant holding the session or trace)')
+    .option('--json', 'print the reconstruction as JSON (schema: --schema)')
+    .option('--html <file>', 'write a self-contained HTML report to <file>')
+    .option('--max-calls <n>', 'most calls loaded per session (default 5000)', (v) => Number.parseInt(v, 10))
+    .option('--schema', 'print the JSON Schema of --json output and exit')
+    .action((flags: ReconstructFlags) =>
+      run(async () => {
+        if (flags.schema) {
+          console.log(JSON.stringify(reconstructionJsonSchema(), null, 2));
+          return 0;
+        }
+        const given = [flags.session, flags.trace, flags.finding].filter((v) => v !== undefined).length;
+        if (given !== 1) throw new UsageError('give exactly one of --session, --trace, --finding');
+        if (flags.maxCalls !== undefined && !(flags.maxCalls > 0)) throw new UsageError('--max-calls must be > 0');
+        const tenant = flags.tenant === undefined ? undefined : parseId(TenantSchema, flags.tenant, '--tenant');
+        const schema = schemaConfigFromEnv();
+        const opts = flags.maxCalls ? { maxCalls: flags.maxCalls } : {};
+        const ch = clickhouse();
+        try {
+          const r = flags.session
+            ? await reconstructSession(
+                ch,
+                schema,
+                { session: parseId(SessionIdSchema, flags.session, '--session'), ...(tenant ? { tenant } : {}) },
+                opts,
+              )
+            : flags.trace
+              ? await reconstructTrace(
+                  ch,
+                  schema,
+                  { trace: parseId(TraceIdSchema, flags.trace, '--trace'), ...(tenant ? { tenant } : {}) },
+                  opts,
+                )
+              : await reconstructFinding(
+                  ch,
+                  schema,
+                  findingResolverFor(ch, schema),
+                  parseId(FingerprintSchema, flags.finding ?? '', '--finding'),
+                  opts,
+                );
+          if (flags.html) {
+            const file = resolve(flags.html);
+            writeFileSync(file, renderReconstructionHtml(r));
+            if (!flags.json) console.error(`HTML report written to ${file}`);
+          }
+          if (flags.json) console.log(JSON.stringify(r, null, 2));
+          else console.log(renderReconstructionText(r));
+          return 0;
+        } finally {
+          await ch.close();
+        }
+      }),
+    );
+
+  program
+    .command('verify')
+    .description('recompute the per-tenant, per-hour digests and report rows changed, deleted or added since written')
+    .option('--tenant <tenant>', 'only this tenant (default: every tenant)')
+    .option('--from <time>', 'start of the range: ISO 8601 or e.g. 24h ago as "-24h" (default: -24h)')
+    .option('--to <time>', 'end of the range, exclusive (default: now)')
+    .option('--json', 'print the report as JSON')
+    .action((flags: { tenant?: string; from?: string; to?: string; json?: boolean }) =>
+      run(async () => {
+        const now = new Date();
+        let from: Date;
+        let to: Date;
+        try {
+          from = parseTimeOption(flags.from ?? '-24h', now);
+          to = parseTimeOption(flags.to ?? 'now', now);
+        } catch (err) {
+          throw new UsageError((err as Error).message);
+        }
+        if (from >= to) throw new UsageError('--from must be before --to');
+        const tenant = flags.tenant === undefined ? undefined : parseId(TenantSchema, flags.tenant, '--tenant');
+        const schema = schemaConfigFromEnv();
+        const ch = clickhouse();
+        try {
+          const report = await verifyDigests(ch, schema, {
+            ...createVerifyOptions(process.env),
+            from,
+            to,
+            ...(tenant ? { tenant } : {}),
+          });
+          console.log(flags.json ? JSON.stringify(report, null, 2) : renderVerifyText(report));
+          return report.ok ? 0 : 1;
+        } finally {
+          await ch.close();
+        }
+      }),
+    );
+
+  program
+    .command('serve-api')
+    .description('serve the reconstruction and verification HTTP API (fastify)')
+    .option('--host <host>', 'listen address', '127.0.0.1')
+    .option('--port <port>', 'listen port', (v) => Number.parseInt(v, 10), 8787)
+    .action((flags: { host: string; port: number }) =>
+      run(async () => {
+        const { startApiServer } = await import('../reconstruct/server.ts');
+        const schema = schemaConfigFromEnv();
+        const ch = clickhouse();
+        const server = await startApiServer({
+          ch,
+          schema,
+          host: flags.host,
+          port: flags.port,
+          ...createVerifyOptions(process.env),
+        });
+        console.error(`tooltrail API listening on ${server.url} (database ${schema.database})`);
+        await new Promise<void>((done) => {
+          const stop = () => {
+            void server
+              .close()
+              .then(() => ch.close())
+              .then(done);
+          };
+          process.once('SIGINT', stop);
+          process.once('SIGTERM', stop);
+        });
+        return 0;
+      }),
+    );
+}

@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS {{database}}.row_digests {{on_cluster}};

@@ -1,0 +1,167 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { createDigestRecorder, type DigestRecorder } from '../../../audit/recorder.ts';
+import { type VerifyReport, VerifyReportSchema } from '../../../audit/report.ts';
+import { verifyDigests } from '../../../audit/verify.ts';
+import { flatten } from '../../../ingest/flatten.ts';
+import { createClickHouseWriter } from '../../../ingest/writer.ts';
+import { decodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
+import { serializeSpans, stampTenant } from '../../support/ingest.ts';
+import { freshDatabase, type TestDatabase, uniqueName } from '../../support/services.ts';
+import { runScenario, type Scenario } from './scenario.ts';
+
+const HOUR = 3_600_000;
+const KEY = 'k'.repeat(40);
+
+/** The real path (OTLP protobuf -> decode -> tenant stamp -> flatten -> the ingest writer), with digests on. */
+async function ingest(db: TestDatabase, spans: ReadableSpan[], tenant: string, digests?: DigestRecorder) {
+  const rows = flatten(stampTenant(decodeExportTraceServiceRequest(serializeSpans(spans)), tenant));
+  assert.equal(rows.rejected.length, 0);
+  const writer = createClickHouseWriter(db.ch, { database: db.database, ...(digests ? { digests } : {}) });
+  await writer.writeRows(rows, { dedupToken: uniqueName('batch') });
+  return rows;
+}
+
+function recorder(db: TestDatabase, s: Scenario, lateByMs = 5 * 60_000, key?: string) {
+  // The clock sits `lateByMs` after the start of the scenario's hour.
+  const hourStart = Math.floor(s.startMs / HOUR) * HOUR;
+  return createDigestRecorder(db.ch, {
+    database: db.database,
+    chain: 'writer-a',
+    now: () => hourStart + lateByMs,
+    ...(key ? { key } : {}),
+  });
+}
+
+async function verify(db: TestDatabase, tenant: string, s: Scenario, key?: string): Promise<VerifyReport> {
+  const r = await verifyDigests(db.ch, db.schema, {
+    tenant,
+    from: new Date(s.startMs - HOUR),
+    to: new Date(s.startMs + 2 * HOUR),
+    ...(key ? { key } : {}),
+  });
+  VerifyReportSchema.parse(r);
+  return r;
+}
+
+const kinds = (r: VerifyReport) => r.issues.map((i) => `${i.kind}:${i.table ?? ''}:${i.row_id ?? ''}`).sort();
+
+describe('tamper evidence: digests recorded by the writer, checked by verify', () => {
+  let db: TestDatabase;
+  before(async () => {
+    db = await freshDatabase('tt_verify');
+  });
+  after(async () => {
+    await db?.drop();
+  });
+
+  it('verifies an untouched range', async () => {
+    const tenant = uniqueName('t');
+    const s = runScenario(uniqueName('sess'));
+    const rows = await ingest(db, s.spans, tenant, recorder(db, s));
+    const r = await verify(db, tenant, s);
+    assert.deepEqual(r.issues, []);
+    assert.equal(r.ok, true);
+    // 5 tool calls + 1 root span + the warning group of one call
+    assert.equal(r.checked.rows, rows.toolCalls.length + rows.spans.length + 1);
+    assert.equal(r.checked.digest_records, 1);
+    assert.deepEqual(r.backfill, []);
+    assert.equal(r.chains.length, 1);
+  });
+
+  it('fails naming a stored row that was altered after the fact', async () => {
+    const tenant = uniqueName('t');
+    const s = runScenario(uniqueName('sess'));
+    await ingest(db, s.spans, tenant, recorder(db, s));
+    const victim = s.callSpan[1]!;
+    await db.ch.command({
+      query: `ALTER TABLE ${db.database}.tool_calls UPDATE result_complete = true, result_reasons = [] WHERE tenant = {tenant:String} AND span_id = {span:String}`,
+      query_params: { tenant, span: victim },
+      clickhouse_settings: { mutations_sync: '2' },
+    });
+    const r = await verify(db, tenant, s);
+    assert.equal(r.ok, false);
+    assert.deepEqual(kinds(r), [`row_changed:tool_calls:${victim}`]);
+    assert.match(r.issues[0]!.statement, /altered after it was stored/);
+  });
+
+  it('fails naming a stored row that was deleted, and a row added without a digest', async () => {
+    const tenant = uniqueName('t');
+    const s = runScenario(uniqueName('sess'));
+    await ingest(db, s.spans, tenant, recorder(db, s));
+    const victim = s.callSpan[4]!;
+    await db.ch.command({
+      query: `ALTER TABLE ${db.database}.tool_calls DELETE WHERE tenant = {tenant:String} AND span_id = {span:String}`,
+      query_params: { tenant, span: victim },
+      clickhouse_settings: { mutations_sync: '2' },
+    });
+    // Rows written by a writer that records no digest (e.g. inserted by hand) are "added".
+    const intruder = runScenario(uniqueName('sess'), s.startMs);
+    await ingest(
+      db,
+      intruder.spans.filter((x) => x.spanContext().spanId === intruder.callSpan[2]),
+      tenant,
+    );
+    const r = await verify(db, tenant, s);
+    assert.equal(r.ok, false);
+    assert.deepEqual(
+      kinds(r),
+      [`row_added:tool_calls:${intruder.callSpan[2]}`, `row_deleted:tool_calls:${victim}`].sort(),
+    );
+  });
+
+  it('reports a batch that arrived after its hour had closed as explicit backfill, not as a failure', async () => {
+    const tenant = uniqueName('t');
+    const s = runScenario(uniqueName('sess'));
+    await ingest(db, s.spans.slice(0, 3), tenant, recorder(db, s));
+    await ingest(db, s.spans.slice(3), tenant, recorder(db, s, 3 * HOUR));
+    const r = await verify(db, tenant, s);
+    assert.equal(r.ok, true, JSON.stringify(r.issues));
+    assert.equal(r.backfill.length, 1);
+    const b = r.backfill[0]!;
+    assert.equal(b.seq, 2);
+    assert.equal(b.rows, s.spans.length - 3);
+    assert.equal(b.late_by_seconds, 2 * 3600);
+  });
+
+  it('detects an edited or deleted digest record through the chain', async () => {
+    const tenant = uniqueName('t');
+    const s = runScenario(uniqueName('sess'));
+    for (const part of [s.spans.slice(0, 2), s.spans.slice(2, 4), s.spans.slice(4)]) {
+      await ingest(db, part, tenant, recorder(db, s));
+    }
+    assert.equal((await verify(db, tenant, s)).ok, true);
+    // Hide a row from the record of batch 1 AND from the table: the rows agree, the chain does not.
+    await db.ch.command({
+      query: `ALTER TABLE ${db.database}.row_digests UPDATE row_count = row_count - 1 WHERE tenant = {tenant:String} AND seq = 1`,
+      query_params: { tenant },
+      clickhouse_settings: { mutations_sync: '2' },
+    });
+    await db.ch.command({
+      query: `ALTER TABLE ${db.database}.row_digests DELETE WHERE tenant = {tenant:String} AND seq = 2`,
+      query_params: { tenant },
+      clickhouse_settings: { mutations_sync: '2' },
+    });
+    const r = await verify(db, tenant, s);
+    assert.equal(r.ok, false);
+    const digestIssues = r.issues.filter((i) => !i.kind.startsWith('row_')).map((i) => `${i.kind}#${i.seq}`);
+    assert.deepEqual(digestIssues.sort(), ['digest_altered#1', 'digest_missing#2']);
+    // The rows batch 2 recorded are now covered by no digest.
+    assert.ok(r.issues.some((i) => i.kind === 'row_added'));
+  });
+
+  it('checks signatures when given the key, and refuses a record signed with another key', async () => {
+    const tenant = uniqueName('t');
+    const s = runScenario(uniqueName('sess'));
+    await ingest(db, s.spans, tenant, recorder(db, s, 5 * 60_000, KEY));
+    const good = await verify(db, tenant, s, KEY);
+    assert.equal(good.ok, true);
+    assert.equal(good.signatures_checked, true);
+    const bad = await verify(db, tenant, s, 'x'.repeat(40));
+    assert.deepEqual(
+      bad.issues.map((i) => i.kind),
+      ['signature_invalid'],
+    );
+  });
+});
