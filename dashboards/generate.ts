@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { completenessDashboard } from './definitions/completeness.ts';
 import { mutationsDashboard } from './definitions/mutations.ts';
+import { pipelineDashboard } from './definitions/pipeline.ts';
 import { sessionDashboard } from './definitions/session.ts';
 import { warningsDashboard } from './definitions/warnings.ts';
 
@@ -19,6 +20,7 @@ export const DASHBOARDS: Readonly<Record<string, () => Dashboard>> = {
   'completeness-overview.json': completenessDashboard,
   'mutations-after-incomplete-reads.json': mutationsDashboard,
   'warning-lifecycle.json': warningsDashboard,
+  'pipeline-health.json': pipelineDashboard,
   'session-reconstruction.json': sessionDashboard,
 };
 

@@ -16,11 +16,12 @@ import {
   VizLegendOptionsBuilder,
 } from '@grafana/grafana-foundation-sdk/common';
 import { ThresholdsConfigBuilder, ThresholdsMode } from '@grafana/grafana-foundation-sdk/dashboard';
+import * as prometheus from '@grafana/grafana-foundation-sdk/prometheus';
 import * as stat from '@grafana/grafana-foundation-sdk/stat';
 import * as table from '@grafana/grafana-foundation-sdk/table';
 import * as timeseries from '@grafana/grafana-foundation-sdk/timeseries';
 import { ClickHouseQueryBuilder, panelSql } from './clickhouse-query.ts';
-import { clickhouseRef } from './datasources.ts';
+import { clickhouseRef, prometheusRef } from './datasources.ts';
 
 /** What the tests check a panel's result against (see test/integration/dashboards). */
 export type PanelShape = 'timeseries' | 'table' | 'stat';
@@ -98,15 +99,15 @@ export interface StatOptions {
   /** One row, one numeric column. */
   sql: string;
   unit?: string;
-  /** Value from which the stat turns red (amber from `warnAt` when given). */
-  redAt: number;
+  /** Value from which the stat turns red (amber from `warnAt` when given); absent: a plain count, no colours. */
+  redAt?: number;
   warnAt?: number;
 }
 
 export function statPanel(o: StatOptions): stat.PanelBuilder {
-  const steps = [{ value: null as unknown as number, color: 'green' }];
+  const steps = [{ value: null as unknown as number, color: o.redAt === undefined ? 'text' : 'green' }];
   if (o.warnAt !== undefined) steps.push({ value: o.warnAt, color: 'orange' });
-  steps.push({ value: o.redAt, color: 'red' });
+  if (o.redAt !== undefined) steps.push({ value: o.redAt, color: 'red' });
   return new stat.PanelBuilder()
     .title(o.title)
     .description(o.description)
@@ -114,7 +115,7 @@ export function statPanel(o: StatOptions): stat.PanelBuilder {
     .withTarget(new ClickHouseQueryBuilder(panelSql(o.sql), 'table'))
     .unit(o.unit ?? 'short')
     .graphMode(BigValueGraphMode.None)
-    .colorMode(BigValueColorMode.Background)
+    .colorMode(o.redAt === undefined ? BigValueColorMode.None : BigValueColorMode.Background)
     .reduceOptions(new ReduceDataOptionsBuilder().values(false).calcs(['lastNotNull']).fields(''))
     .thresholds(new ThresholdsConfigBuilder().mode(ThresholdsMode.Absolute).steps(steps));
 }
@@ -165,3 +166,82 @@ export function tablePanel(o: TableOptions): table.PanelBuilder {
 
 /** Any panel builder the dashboards use. */
 export type AnyPanelBuilder = cog.Builder<unknown> & GridPlaceable;
+
+export interface PromQuery {
+  expr: string;
+  legend: string;
+}
+
+export interface PromTimeSeriesOptions {
+  title: string;
+  description: string;
+  queries: PromQuery[];
+  unit?: string;
+  bars?: boolean;
+}
+
+/** A time series over the collector's and the ingest's own Prometheus metrics (/metrics). */
+export function promTimeSeriesPanel(o: PromTimeSeriesOptions): timeseries.PanelBuilder {
+  const panel = new timeseries.PanelBuilder()
+    .title(o.title)
+    .description(o.description)
+    .datasource(prometheusRef())
+    .unit(o.unit ?? 'short')
+    .min(0)
+    .legend(
+      new VizLegendOptionsBuilder()
+        .showLegend(true)
+        .displayMode(LegendDisplayMode.List)
+        .placement(LegendPlacement.Bottom)
+        .calcs([]),
+    );
+  o.queries.forEach((q, i) => {
+    panel.withTarget(
+      new prometheus.DataqueryBuilder()
+        .datasource(prometheusRef())
+        .refId(String.fromCharCode(65 + i))
+        .expr(q.expr)
+        .legendFormat(q.legend)
+        .range(),
+    );
+  });
+  if (o.bars)
+    panel
+      .drawStyle(GraphDrawStyle.Bars)
+      .fillOpacity(80)
+      .stacking(new StackingConfigBuilder().mode(StackingMode.Normal));
+  else panel.drawStyle(GraphDrawStyle.Line).lineWidth(2).fillOpacity(10);
+  return panel;
+}
+
+export interface PromStatOptions {
+  title: string;
+  description: string;
+  expr: string;
+  unit?: string;
+  redAt: number;
+  /** Red BELOW redAt instead of above (e.g. "sink up" = 1 is good). */
+  lowIsBad?: boolean;
+}
+
+export function promStatPanel(o: PromStatOptions): stat.PanelBuilder {
+  const steps = o.lowIsBad
+    ? [
+        { value: null as unknown as number, color: 'red' },
+        { value: o.redAt, color: 'green' },
+      ]
+    : [
+        { value: null as unknown as number, color: 'green' },
+        { value: o.redAt, color: 'red' },
+      ];
+  return new stat.PanelBuilder()
+    .title(o.title)
+    .description(o.description)
+    .datasource(prometheusRef())
+    .withTarget(new prometheus.DataqueryBuilder().datasource(prometheusRef()).refId('A').expr(o.expr).instant())
+    .unit(o.unit ?? 'short')
+    .graphMode(BigValueGraphMode.None)
+    .colorMode(BigValueColorMode.Background)
+    .reduceOptions(new ReduceDataOptionsBuilder().values(false).calcs(['lastNotNull']).fields(''))
+    .thresholds(new ThresholdsConfigBuilder().mode(ThresholdsMode.Absolute).steps(steps));
+}

@@ -48,8 +48,6 @@ export function completenessDashboard(): Dashboard {
         title: 'Mutations stopped by the guard',
         description: 'Mutations the guard refused or sent for review because their evidence was incomplete.',
         sql: 'completeness/guard_stopped_total.sql',
-        warnAt: 1,
-        redAt: 1_000_000,
       }),
       8,
       4,

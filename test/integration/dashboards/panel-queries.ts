@@ -46,7 +46,7 @@ export interface JsonDashboard {
   uid: string;
   title: string;
   panels: JsonPanel[];
-  templating: { list: JsonVariable[] };
+  templating?: { list: JsonVariable[] };
 }
 
 export function loadDashboards(): Map<string, JsonDashboard> {
@@ -93,7 +93,7 @@ export async function variableOptions(
   selection: Record<string, VariableSelection>,
 ): Promise<Map<string, string[]>> {
   const options = new Map<string, string[]>();
-  for (const v of dashboard.templating.list) {
+  for (const v of dashboard.templating?.list ?? []) {
     if (v.type !== 'query' || !isClickHouse(v.datasource) || !v.query) continue;
     const result = await runPanelSql(ch, v.query, { ...base, variables: withOptions(selection, options) });
     if (result.meta.length !== 1) throw new Error(`variable ${v.name} must return one column`);
