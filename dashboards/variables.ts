@@ -29,7 +29,7 @@ export const tenantVariable = () => queryVariable('tenant', 'Tenant', 'variables
 export const agentVariable = () => queryVariable('agent', 'Agent', 'variables/agent.sql');
 export const toolVariable = () => queryVariable('tool', 'Tool', 'variables/tool.sql');
 
-/** The reconstruction looks at one tenant and one session, whatever the time picker says. */
+/** The reconstruction looks at one session (in one tenant, or wherever it is), whatever the time picker says. */
 export function sessionTenantVariable(): QueryVariableBuilder {
   const sql = panelSql('variables/session_tenant.sql');
   return new QueryVariableBuilder('tenant')
@@ -40,7 +40,8 @@ export function sessionTenantVariable(): QueryVariableBuilder {
     .refresh(VariableRefresh.OnDashboardLoad)
     .sort(VariableSort.AlphabeticalAsc)
     .multi(false)
-    .includeAll(false);
+    .includeAll(true)
+    .current({ selected: true, text: 'All', value: '$__all' });
 }
 
 export function sessionVariable(): TextBoxVariableBuilder {

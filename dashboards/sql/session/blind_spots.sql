@@ -10,7 +10,7 @@ SELECT
     scope_visibility AS visibility,
     scope_snapshot AS snapshot
 FROM tool_calls
-WHERE tenant = ${tenant:singlequote}
+WHERE $__conditionalAll(tenant IN (${tenant:singlequote}), $tenant)
   AND (session_id = ${session:singlequote} OR (session_id = '' AND trace_id = ${session:singlequote}))
   AND effect = 'read'
   AND NOT result_complete

@@ -9,9 +9,10 @@ SELECT
     if(guard_decision = '', 'no guard', guard_decision) AS guard,
     arrayStringConcat(reasons, ', ') AS reasons,
     if(owner = '', 'UNOWNED', owner) AS owner,
-    summary
+    summary,
+    tenant
 FROM findings FINAL
-WHERE tenant = ${tenant:singlequote}
+WHERE $__conditionalAll(tenant IN (${tenant:singlequote}), $tenant)
   AND session_id = ${session:singlequote}
 ORDER BY event_time
 LIMIT 500

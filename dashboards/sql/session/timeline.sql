@@ -18,10 +18,11 @@ SELECT
     arrayStringConcat(arrayConcat(evidence_snapshots, evidence_call_ids), ', ') AS evidence,
     guard_decision AS guard,
     agent_name AS agent,
+    tenant,
     tool_call_id,
     span_id
 FROM tool_calls
-WHERE tenant = ${tenant:singlequote}
+WHERE $__conditionalAll(tenant IN (${tenant:singlequote}), $tenant)
   AND (session_id = ${session:singlequote} OR (session_id = '' AND trace_id = ${session:singlequote}))
 ORDER BY start_time, ifNull(sequence, 0), span_id
 LIMIT 2000

@@ -6,7 +6,7 @@ SELECT
     source,
     message
 FROM tool_call_warnings
-WHERE tenant = ${tenant:singlequote}
+WHERE $__conditionalAll(tenant IN (${tenant:singlequote}), $tenant)
   AND (session_id = ${session:singlequote} OR (session_id = '' AND trace_id = ${session:singlequote}))
 ORDER BY time
 LIMIT 2000

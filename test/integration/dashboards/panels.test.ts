@@ -97,6 +97,13 @@ const SESSION: Selection[] = [
     name: `tenant=acme session=${CRITICAL_SESSION}`,
     variables: { tenant: { value: 'acme' }, session: { value: CRITICAL_SESSION } },
     expectData: true,
+    restrict: { tenant: ['acme'] },
+  },
+  {
+    name: `tenant=All session=${CRITICAL_SESSION} (a link that only knows the session)`,
+    variables: { tenant: { value: ALL }, session: { value: CRITICAL_SESSION } },
+    expectData: true,
+    restrict: { tenant: ['acme'] },
   },
   {
     name: 'tenant=globex session=globex-s-unknown',
