@@ -1,0 +1,133 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { planAlerts, reconcile, recordsAfterSend } from '../../../alerts/evaluator/reconcile.ts';
+import type { FindingRecord } from '../../../alerts/findings/store.ts';
+import { minutesAgo, mutationFinding, NOW, record } from './fixtures.ts';
+
+const DAY_S = 86_400;
+const stored = (...recs: FindingRecord[]) => new Map(recs.map((r) => [r.finding.fingerprint, r]));
+
+describe('reconcile', () => {
+  it('keeps first_seen for a finding found again, so the re-sent alert has the same startsAt', () => {
+    const f = mutationFinding();
+    const prev = record(f);
+    const plan = reconcile({ now: NOW, detected: [f], stored: stored(prev), findingActiveSeconds: DAY_S });
+    assert.equal(plan.firing.length, 1);
+    assert.equal(plan.firing[0]?.first_seen, prev.first_seen);
+    assert.equal(plan.firing[0]?.last_seen, NOW);
+    const [alert] = planAlerts(plan, NOW, 300);
+    assert.equal(alert?.startsAt, prev.first_seen.toISOString());
+    assert.equal(alert?.endsAt, new Date(NOW.getTime() + 300_000).toISOString());
+  });
+
+  it('opens a new finding with first_seen = now, pending until Alertmanager took it', () => {
+    const plan = reconcile({ now: NOW, detected: [mutationFinding()], stored: new Map(), findingActiveSeconds: DAY_S });
+    assert.equal(plan.firing[0]?.first_seen, NOW);
+    assert.equal(plan.firing[0]?.alert_status, 'pending');
+    assert.equal(recordsAfterSend(plan, NOW, true)[0]?.alert_status, 'firing');
+  });
+
+  it('resolves an active finding that is no longer found, with endsAt = now', () => {
+    const prev = record(mutationFinding());
+    const plan = reconcile({ now: NOW, detected: [], stored: stored(prev), findingActiveSeconds: DAY_S });
+    assert.equal(plan.resolving.length, 1);
+    assert.equal(plan.resolving[0]?.resolution, 'no_longer_matches');
+    assert.equal(plan.resolving[0]?.resolved_at, NOW);
+    assert.equal(planAlerts(plan, NOW, 300)[0]?.endsAt, NOW.toISOString());
+    assert.equal(recordsAfterSend(plan, NOW, true)[0]?.alert_status, 'resolved');
+  });
+
+  it('expires a mutation finding once it is older than findingActiveSeconds', () => {
+    const old = mutationFinding({ event_time: minutesAgo(25 * 60).toISOString() });
+    const plan = reconcile({ now: NOW, detected: [old], stored: stored(record(old)), findingActiveSeconds: DAY_S });
+    assert.deepEqual(
+      plan.resolving.map((r) => r.resolution),
+      ['expired'],
+    );
+    assert.equal(plan.firing.length, 0);
+  });
+
+  it('records but never pages a mutation found only after it expired (catching up after an outage)', () => {
+    const old = mutationFinding({ event_time: minutesAgo(3 * 24 * 60).toISOString() });
+    const plan = reconcile({ now: NOW, detected: [old], stored: new Map(), findingActiveSeconds: DAY_S });
+    assert.equal(planAlerts(plan, NOW, 300).length, 0);
+    assert.deepEqual(
+      plan.silent.map((r) => [r.resolution, r.alert_status]),
+      [['expired', 'not_sent']],
+    );
+  });
+
+  it('never expires state-like findings (warnings, rates) by age', () => {
+    const w = mutationFinding({
+      kind: 'persistent_unowned_warning',
+      event_time: minutesAgo(10 * 24 * 60).toISOString(),
+    });
+    const plan = reconcile({ now: NOW, detected: [w], stored: stored(record(w)), findingActiveSeconds: DAY_S });
+    assert.equal(plan.firing.length, 1);
+  });
+
+  it('re-sends a resolution that Alertmanager was not told about', () => {
+    const prev = record(mutationFinding(), {
+      resolved_at: minutesAgo(2),
+      resolution: 'no_longer_matches',
+      alert_status: 'firing',
+    });
+    const plan = reconcile({ now: NOW, detected: [], stored: stored(prev), findingActiveSeconds: DAY_S });
+    assert.equal(plan.resolving.length, 1);
+    assert.equal(planAlerts(plan, NOW, 300)[0]?.endsAt, minutesAgo(2).toISOString());
+  });
+
+  it('does not send a finding resolved before it was ever sent', () => {
+    const prev = record(mutationFinding(), { alert_status: 'pending', last_sent_at: null });
+    const plan = reconcile({ now: NOW, detected: [], stored: stored(prev), findingActiveSeconds: DAY_S });
+    assert.equal(planAlerts(plan, NOW, 300).length, 0);
+    assert.equal(plan.silent[0]?.alert_status, 'not_sent');
+  });
+
+  it('resolves the old alert and fires the new one when the owner changes', () => {
+    const prev = record(mutationFinding());
+    const moved = mutationFinding({ owner: 'new-owner' });
+    const alerts = planAlerts(
+      reconcile({ now: NOW, detected: [moved], stored: stored(prev), findingActiveSeconds: DAY_S }),
+      NOW,
+      300,
+    );
+    assert.deepEqual(
+      alerts.map((a) => [a.labels.owner, a.endsAt === NOW.toISOString() ? 'resolved' : 'firing']),
+      [
+        ['iam-oncall', 'resolved'],
+        ['new-owner', 'firing'],
+      ],
+    );
+  });
+
+  it('reopens a resolved finding that matches again as a new episode', () => {
+    const prev = record(mutationFinding(), {
+      resolved_at: minutesAgo(5),
+      resolution: 'no_longer_matches',
+      alert_status: 'resolved',
+    });
+    const plan = reconcile({
+      now: NOW,
+      detected: [mutationFinding()],
+      stored: stored(prev),
+      findingActiveSeconds: DAY_S,
+    });
+    assert.equal(plan.firing[0]?.first_seen, NOW);
+    assert.equal(plan.firing[0]?.resolved_at, null);
+  });
+
+  it('keeps statuses when the POST failed, so the next run sends again', () => {
+    const plan = reconcile({ now: NOW, detected: [mutationFinding()], stored: new Map(), findingActiveSeconds: DAY_S });
+    assert.deepEqual(
+      recordsAfterSend(plan, NOW, false).map((r) => [r.alert_status, r.last_sent_at]),
+      [['pending', null]],
+    );
+  });
+
+  it('counts a fingerprint found twice in one run once', () => {
+    const f = mutationFinding();
+    const plan = reconcile({ now: NOW, detected: [f, f], stored: new Map(), findingActiveSeconds: DAY_S });
+    assert.equal(plan.firing.length, 1);
+  });
+});

@@ -1,0 +1,93 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { startSchedule } from '../../../alerts/evaluator/schedule.ts';
+
+const flush = () => new Promise<void>((r) => setImmediate(r));
+
+describe('evaluator schedule', () => {
+  it('runs at once, then every interval, never two runs at a time', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    let runs = 0;
+    let release = () => {};
+    const s = startSchedule(
+      async () => {
+        runs++;
+        await new Promise<void>((r) => {
+          release = r;
+        });
+      },
+      { intervalMs: 1_000, onError: () => {} },
+    );
+    assert.equal(runs, 1);
+    t.mock.timers.tick(5_000);
+    assert.equal(runs, 1, 'a slow run delays the next instead of overlapping it');
+    release();
+    await flush();
+    t.mock.timers.tick(999);
+    assert.equal(runs, 1);
+    t.mock.timers.tick(1);
+    assert.equal(runs, 2);
+    release();
+    await s.stop();
+  });
+
+  it('reports a failing run and keeps going; a failing reporter breaks nothing', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    const errors: unknown[] = [];
+    let runs = 0;
+    const s = startSchedule(
+      async () => {
+        runs++;
+        throw new Error(`run ${runs} failed`);
+      },
+      {
+        intervalMs: 100,
+        onError: (e) => {
+          errors.push(e);
+          throw new Error('the reporter fails too');
+        },
+      },
+    );
+    await flush();
+    t.mock.timers.tick(100);
+    await flush();
+    assert.equal(runs, 2);
+    assert.deepEqual(
+      errors.map((e) => (e as Error).message),
+      ['run 1 failed', 'run 2 failed'],
+    );
+    await s.stop();
+  });
+
+  it('stop() waits for the run in flight and nothing runs after it', async (t) => {
+    t.mock.timers.enable({ apis: ['setTimeout'] });
+    let runs = 0;
+    let finished = false;
+    let release = () => {};
+    const s = startSchedule(
+      async () => {
+        runs++;
+        await new Promise<void>((r) => {
+          release = r;
+        });
+        finished = true;
+      },
+      { intervalMs: 10, onError: () => {} },
+    );
+    const stopped = s.stop();
+    release();
+    await stopped;
+    assert.equal(finished, true);
+    t.mock.timers.tick(1_000);
+    await flush();
+    assert.equal(runs, 1);
+  });
+
+  it('does not keep the process alive by itself (unref timers)', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+    const before = timers();
+    const s = startSchedule(async () => {}, { intervalMs: 1_000_000, onError: () => {}, runImmediately: false });
+    assert.equal(timers(), before);
+    await s.stop();
+  });
+});
