@@ -131,7 +131,8 @@ export function buildSessionTimeline(data: SessionData): SessionTimeline {
       warnings,
       guard_decision: orNull(r.guard_decision),
       mutation: null,
-      could_not_see: blindSpotsOf(r),
+      // What a call could not see is about what it read; a mutation's own result is shown, not read from.
+      could_not_see: r.effect === 'mutation' ? [] : blindSpotsOf(r),
     };
     pending.push({ callIndex: i, rank: 1, entry });
   });

@@ -21,7 +21,7 @@ export interface ApiServerOptions {
 }
 
 export async function buildApiServer(options: ApiServerOptions): Promise<FastifyInstance> {
-  const app = Fastify({ logger: options.logger ?? false, maxParamLength: MAX_PARAM_LENGTH });
+  const app = Fastify({ logger: options.logger ?? false, routerOptions: { maxParamLength: MAX_PARAM_LENGTH } });
   const now = options.now ? { now: options.now } : {};
   await app.register(reconstructApiPlugin, { ch: options.ch, schema: options.schema, ...now });
   await app.register(verifyApiPlugin, {

@@ -118,7 +118,6 @@ describe('reconstruction of a session stored through the real pipeline', () => {
         '#3 search_tickets (read)',
         '#3 search_tickets (read)',
         '#4 gap',
-        '#6 disable_accounts (mutation)',
       ],
     );
     assert.deepEqual(t.summary, {

@@ -20,7 +20,7 @@ function spyClient() {
 
 async function app() {
   const spy = spyClient();
-  const f = Fastify({ maxParamLength: MAX_PARAM_LENGTH });
+  const f = Fastify({ routerOptions: { maxParamLength: MAX_PARAM_LENGTH } });
   await f.register(reconstructApiPlugin, { ch: spy.ch, schema: { database: 'tooltrail', retentionDays: 400 } });
   await f.ready();
   return { f, queries: spy.queries };

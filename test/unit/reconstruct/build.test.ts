@@ -284,6 +284,14 @@ describe('reconstruction timeline', () => {
     assert.match(e.could_not_see[0]!.statement, /readable by this credential/);
   });
 
+  it("does not list a mutation's own result as something it could not see", () => {
+    const t = buildSessionTimeline(
+      data([call(1, { effect: 'mutation', complete_reported: false, result_complete: false })]),
+    );
+    assert.deepEqual(calls(t)[0]!.could_not_see, []);
+    assert.equal(calls(t)[0]!.completeness, 'unknown');
+  });
+
   it('keeps warning details beside the codes without making the result incomplete', () => {
     const t = buildSessionTimeline(
       data([call(1, { warnings: ['STALE_INDEX', 'DEPRECATED_FIELD'] })], {
