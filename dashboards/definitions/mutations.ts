@@ -50,9 +50,14 @@ export function mutationsDashboard(): Dashboard {
         sql: 'mutations/findings_by_severity.sql',
         bars: true,
       })
-        .overrideByName('critical', [{ id: 'color', value: { mode: 'fixed', fixedColor: SEVERITY_COLORS.critical } }])
-        .overrideByName('warning', [{ id: 'color', value: { mode: 'fixed', fixedColor: SEVERITY_COLORS.warning } }])
-        .overrideByName('info', [{ id: 'color', value: { mode: 'fixed', fixedColor: SEVERITY_COLORS.info } }]),
+        // Long rows become one series per severity, whose display name carries the value (bare or as a label).
+        .overrideByRegexp('.*critical.*', [
+          { id: 'color', value: { mode: 'fixed', fixedColor: SEVERITY_COLORS.critical } },
+        ])
+        .overrideByRegexp('.*warning.*', [
+          { id: 'color', value: { mode: 'fixed', fixedColor: SEVERITY_COLORS.warning } },
+        ])
+        .overrideByRegexp('.*info.*', [{ id: 'color', value: { mode: 'fixed', fixedColor: SEVERITY_COLORS.info } }]),
       12,
       10,
     ),
