@@ -22,6 +22,7 @@ export const DEFAULT_LAG_INTERVAL_MS = 5_000;
 export const DEFAULT_SHUTDOWN_GRACE_MS = 15_000;
 /** Matches the collector's default, so either can create the topic. */
 export const DEFAULT_TOPIC_PARTITIONS = 3;
+export const DEFAULT_SESSION_TIMEOUT_MS = 30_000;
 
 export interface IngestConfig {
   kafka: {
@@ -35,6 +36,11 @@ export interface IngestConfig {
     /** Create the topic and the dead-letter topic when missing. */
     createTopics: boolean;
     topicPartitions: number;
+    /**
+     * A member that stops heartbeating (kill -9) keeps its partitions this long before the group moves them;
+     * the broker's minimum is 6 s (group.min.session.timeout.ms).
+     */
+    sessionTimeoutMs: number;
   };
   clickhouse: {
     url: string;
@@ -81,6 +87,7 @@ export function defaultIngestConfig(env: NodeJS.ProcessEnv = process.env): Inges
       deadLetterTopic: DEFAULT_DEAD_LETTER_TOPIC,
       createTopics: true,
       topicPartitions: DEFAULT_TOPIC_PARTITIONS,
+      sessionTimeoutMs: DEFAULT_SESSION_TIMEOUT_MS,
     },
     clickhouse: {
       url: svc.clickhouse.url,
@@ -115,6 +122,7 @@ export const IngestConfigSchema = z
       deadLetterTopic: topicName,
       createTopics: z.boolean(),
       topicPartitions: positive,
+      sessionTimeoutMs: z.number().int().min(6_000, 'must be at least 6000 (the broker minimum)'),
     }),
     clickhouse: z.object({
       url: z.url(),
@@ -174,6 +182,7 @@ export interface IngestOverrides {
   defaultTenant?: string;
   metricsPort?: number;
   createTopics?: boolean;
+  sessionTimeoutMs?: number;
 }
 
 const num = z.coerce.number().int();
@@ -188,6 +197,7 @@ const EnvSchema = z.object({
   TOOLTRAIL_INGEST_DEFAULT_TENANT: z.string().optional(),
   TOOLTRAIL_INGEST_METRICS_PORT: num.optional(),
   TOOLTRAIL_INGEST_CREATE_TOPICS: z.enum(['true', 'false']).optional(),
+  TOOLTRAIL_INGEST_SESSION_TIMEOUT_MS: num.optional(),
 });
 
 export function overridesFromEnv(env: NodeJS.ProcessEnv = process.env): IngestOverrides {
@@ -209,6 +219,7 @@ export function overridesFromEnv(env: NodeJS.ProcessEnv = process.env): IngestOv
   if (e.TOOLTRAIL_INGEST_DEFAULT_TENANT) o.defaultTenant = e.TOOLTRAIL_INGEST_DEFAULT_TENANT;
   if (e.TOOLTRAIL_INGEST_METRICS_PORT !== undefined) o.metricsPort = e.TOOLTRAIL_INGEST_METRICS_PORT;
   if (e.TOOLTRAIL_INGEST_CREATE_TOPICS !== undefined) o.createTopics = e.TOOLTRAIL_INGEST_CREATE_TOPICS === 'true';
+  if (e.TOOLTRAIL_INGEST_SESSION_TIMEOUT_MS !== undefined) o.sessionTimeoutMs = e.TOOLTRAIL_INGEST_SESSION_TIMEOUT_MS;
   return o;
 }
 
@@ -218,6 +229,7 @@ export function applyOverrides(base: IngestConfig, o: IngestOverrides): IngestCo
   if (o.groupId !== undefined) c.kafka.groupId = o.groupId;
   if (o.deadLetterTopic !== undefined) c.kafka.deadLetterTopic = o.deadLetterTopic;
   if (o.createTopics !== undefined) c.kafka.createTopics = o.createTopics;
+  if (o.sessionTimeoutMs !== undefined) c.kafka.sessionTimeoutMs = o.sessionTimeoutMs;
   if (o.database !== undefined) c.clickhouse.database = o.database;
   if (o.maxRows !== undefined) c.batch.maxRows = o.maxRows;
   if (o.maxBytes !== undefined) c.batch.maxBytes = o.maxBytes;

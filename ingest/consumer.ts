@@ -191,6 +191,11 @@ export class IngestLoop {
     while (st.buffer.length > 0 && !this.stopping && control.isActive()) {
       const plan = st.planner.next(st.buffer, this.o.limits, highWatermark);
       if (plan.kind === 'wait') return;
+      if (plan.kind !== 'store' || plan.recorded) {
+        this.log(
+          `${this.o.topic}[${p}] ${plan.range.first}-${plan.range.last}: recorded range, ${plan.kind === 'skip' ? 'already stored, committing' : 'replaying with its token'}`,
+        );
+      }
       if (plan.kind === 'skip') {
         // Stored before a crash, not committed: commit without inserting again.
         if (!(await this.commit(st, p, plan.range))) return;

@@ -55,6 +55,8 @@ export async function startIngest(config: IngestConfig, options: StartIngestOpti
     maxWaitTimeMs: config.batch.lingerMs,
     maxBytesPerPartition: config.batch.maxBytes,
     maxBytes: config.batch.maxBytes * 2,
+    sessionTimeoutMs: config.kafka.sessionTimeoutMs,
+    heartbeatIntervalMs: Math.min(3_000, Math.floor(config.kafka.sessionTimeoutMs / 3)),
   });
   const loop = new IngestLoop({
     topic: config.kafka.topic,

@@ -3,6 +3,9 @@
  * test, a producer, and polling helpers. Everything it opens, `close()` removes.
  */
 import { type IngestConfig, loadIngestConfig } from '../../../ingest/config.ts';
+import { DEFAULT_RETENTION_DAYS } from '../../../ingest/schema/config.ts';
+import { migrateUp } from '../../../ingest/schema/migrations.ts';
+import { createClickHouse } from '../../../platform/clickhouse.ts';
 import {
   createIdempotentProducer,
   createSimpleConsumer,
@@ -36,9 +39,27 @@ export interface Harness {
 
 export const PARTITIONS = 3;
 
-export async function createHarness(name: string): Promise<Harness> {
+/** A fresh migrated database on another ClickHouse (e.g. one the test stops and starts). */
+export async function databaseOn(url: string, prefix: string): Promise<TestDatabase> {
+  const database = uniqueName(prefix);
+  const schema = { database, retentionDays: DEFAULT_RETENTION_DAYS };
+  const ch = createClickHouse({ url });
+  await migrateUp(ch, schema);
+  return {
+    ch,
+    schema,
+    database,
+    async drop() {
+      await ch.command({ query: `DROP DATABASE IF EXISTS ${database}` }).catch(() => {});
+      await ch.close();
+    },
+  };
+}
+
+export async function createHarness(name: string, options: { clickhouseUrl?: string } = {}): Promise<Harness> {
   const kafka = await requireKafka();
-  const db = await freshDatabase(`tt_${name}`);
+  const clickhouseUrl = options.clickhouseUrl ?? services.clickhouse.url;
+  const db = options.clickhouseUrl ? await databaseOn(clickhouseUrl, `tt_${name}`) : await freshDatabase(`tt_${name}`);
   const topic = uniqueName(`otlp_${name}`);
   const dlqTopic = `${topic}_dlq`;
   const groupId = uniqueName(`ingest_${name}`);
@@ -73,6 +94,7 @@ export async function createHarness(name: string): Promise<Harness> {
       });
       return {
         ...base,
+        clickhouse: { ...base.clickhouse, url: clickhouseUrl },
         batch: { ...base.batch, minFetchBytes: o.minFetchBytes ?? 1, ...(o.maxBytes ? { maxBytes: o.maxBytes } : {}) },
         retry: { initialBackoffMs: 100, maxBackoffMs: 1_000 },
         metrics: { ...base.metrics, lagIntervalMs: 500 },
@@ -86,16 +108,21 @@ export async function createHarness(name: string): Promise<Harness> {
         TOOLTRAIL_INGEST_DLQ_TOPIC: dlqTopic,
         TOOLTRAIL_CLICKHOUSE_DATABASE: db.database,
         TOOLTRAIL_INGEST_CREATE_TOPICS: 'false',
-        TOOLTRAIL_CLICKHOUSE_URL: services.clickhouse.url,
+        // A killed member's partitions move after 6 s (the broker minimum) instead of 30.
+        TOOLTRAIL_INGEST_SESSION_TIMEOUT_MS: '6000',
+        TOOLTRAIL_CLICKHOUSE_URL: clickhouseUrl,
         TOOLTRAIL_KAFKA_BROKERS: services.kafka.brokers.join(','),
         ...extra,
       };
     },
     async produce(values) {
-      await producer.send(
-        topic,
-        values.map((value, i) => ({ key: `k${i}-${value.length}`, value })),
-      );
+      // Chunks: one produce request must stay under the broker's message.max.bytes.
+      for (let i = 0; i < values.length; i += 50) {
+        await producer.send(
+          topic,
+          values.slice(i, i + 50).map((value, j) => ({ key: `k${i + j}`, value })),
+        );
+      }
     },
     count: q,
     async waitForCount(sql, expected, timeoutMs = 20_000) {

@@ -1,0 +1,32 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { DEFAULT_GROUP_ID, DEFAULT_TOPIC, loadIngestConfig } from '../../../ingest/config.ts';
+
+describe('ingest config', () => {
+  it('defaults to the otlp_spans topic, the tooltrail-ingest group and the otlp_spans_dlq dead-letter topic', () => {
+    const c = loadIngestConfig({}, {});
+    assert.equal(c.kafka.topic, DEFAULT_TOPIC);
+    assert.equal(c.kafka.groupId, DEFAULT_GROUP_ID);
+    assert.equal(c.kafka.deadLetterTopic, 'otlp_spans_dlq');
+    assert.equal(c.defaultTenant, undefined, 'spans without a tenant are dead-lettered unless configured');
+  });
+
+  it('lets flags win over the environment', () => {
+    const c = loadIngestConfig(
+      { topic: 'from-flag' },
+      { TOOLTRAIL_INGEST_TOPIC: 'from-env', TOOLTRAIL_INGEST_BATCH_MAX_ROWS: '7' },
+    );
+    assert.equal(c.kafka.topic, 'from-flag');
+    assert.equal(c.batch.maxRows, 7);
+  });
+
+  it('reports every bad key at once, each by name', () => {
+    assert.throws(
+      () => loadIngestConfig({ topic: 'same', deadLetterTopic: 'same', maxRows: 0, database: 'bad-name' }, {}),
+      (err: Error) =>
+        /ingest\.kafka\.deadLetterTopic/.test(err.message) &&
+        /ingest\.batch\.maxRows/.test(err.message) &&
+        /ingest\.clickhouse\.database/.test(err.message),
+    );
+  });
+});
