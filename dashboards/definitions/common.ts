@@ -1,5 +1,6 @@
 /** What every tooltrail dashboard shares: tags, time settings, the links between the dashboards. */
 import {
+  AnnotationQueryBuilder,
   DashboardBuilder,
   DashboardCursorSync,
   DashboardLinkBuilder,
@@ -25,21 +26,34 @@ export function tooltrailDashboard(
   description: string,
   from = 'now-24h',
 ): DashboardBuilder {
-  return new DashboardBuilder(title)
-    .uid(uid)
-    .description(description)
-    .tags([TAG])
-    .editable()
-    .timezone('utc')
-    .time({ from, to: 'now' })
-    .refresh('1m')
-    .tooltip(DashboardCursorSync.Crosshair)
-    .link(
-      new DashboardLinkBuilder('tooltrail dashboards')
-        .type(DashboardLinkType.Dashboards)
-        .tags([TAG])
-        .asDropdown(true)
-        .includeVars(true)
-        .keepTime(true),
-    );
+  return (
+    new DashboardBuilder(title)
+      .uid(uid)
+      .description(description)
+      .tags([TAG])
+      .editable()
+      .timezone('utc')
+      .time({ from, to: 'now' })
+      .refresh('1m')
+      .tooltip(DashboardCursorSync.Crosshair)
+      // Grafana's own annotations and alerts, as every dashboard Grafana saves has them (its built-in datasource).
+      .annotation(
+        new AnnotationQueryBuilder()
+          .name('Annotations & Alerts')
+          .datasource({ type: 'grafana', uid: '-- Grafana --' })
+          .builtIn(1)
+          .enable(true)
+          .hide(true)
+          .iconColor('rgba(0, 211, 255, 1)')
+          .type('dashboard'),
+      )
+      .link(
+        new DashboardLinkBuilder('tooltrail dashboards')
+          .type(DashboardLinkType.Dashboards)
+          .tags([TAG])
+          .asDropdown(true)
+          .includeVars(true)
+          .keepTime(true),
+      )
+  );
 }

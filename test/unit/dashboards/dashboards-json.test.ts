@@ -32,6 +32,7 @@ interface Dashboard {
   uid: string;
   title: string;
   schemaVersion: number;
+  annotations?: { list?: Array<{ datasource?: Ref }> };
   panels: Panel[];
   templating?: { list: Array<{ name: string; type: string; datasource?: Ref; query?: unknown }> };
 }
@@ -58,6 +59,10 @@ describe('dashboards/json', () => {
     for (const [file, d] of parsed) {
       assert.ok(d.title && Array.isArray(d.panels) && d.panels.length > 0, file);
       assert.ok(d.schemaVersion >= 39, `${file}: schemaVersion ${d.schemaVersion} predates Grafana 11`);
+      // Grafana's dashboard model walks annotations.list on load; only its built-in annotation source is used.
+      assert.ok(Array.isArray(d.annotations?.list), `${file}: annotations.list`);
+      for (const a of d.annotations?.list ?? [])
+        assert.deepEqual(a.datasource, { type: 'grafana', uid: '-- Grafana --' });
     }
   });
 
