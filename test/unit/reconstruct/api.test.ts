@@ -125,3 +125,16 @@ describe('reconstruction API input validation', () => {
     await f.close();
   });
 });
+
+describe('published JSON Schema', () => {
+  it('reconstruct/reconstruction.schema.json is what the zod schema generates', async () => {
+    const { readFileSync } = await import('node:fs');
+    const { SCHEMA_FILE, schemaFileText } = await import('../../../reconstruct/write-schema.ts');
+    // Compared as data: the formatter may re-wrap the file.
+    assert.deepEqual(
+      JSON.parse(readFileSync(SCHEMA_FILE, 'utf8')),
+      JSON.parse(schemaFileText()),
+      'run: node --import tsx reconstruct/write-schema.ts',
+    );
+  });
+});
