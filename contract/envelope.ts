@@ -82,21 +82,19 @@ const ErrorCompleteness = z.object({
   continuation: ContinuationSchema.default(NONE),
 });
 
-const common = {
-  contract_version: z.string().optional().describe(`Version of these conventions; this schema is ${SEMCONV_VERSION}.`),
-  items: z.array(z.unknown()).optional().describe('The collection returned (possibly empty).'),
-  data: z.unknown().optional().describe('A single resource, when the tool does not return a collection.'),
-  scope: ScopeSchema.optional(),
-  warnings: z.array(WarningSchema).default([]),
-  pagination: PaginationSchema.optional(),
-};
-
-/**
- * A tool result with its completeness. Four states stay distinct: complete with items, complete and empty,
- * incomplete with items, incomplete and empty. `partial` is usable data with a limit; `error` is no usable data.
- */
-export const ToolResultSchema = z
-  .discriminatedUnion('status', [
+function toolResultSchema<I extends z.ZodType<unknown[] | undefined>>(items: I) {
+  const common = {
+    contract_version: z
+      .string()
+      .optional()
+      .describe(`Version of these conventions; this schema is ${SEMCONV_VERSION}.`),
+    items: items.describe('The collection returned (possibly empty).'),
+    data: z.unknown().optional().describe('A single resource, when the tool does not return a collection.'),
+    scope: ScopeSchema.optional(),
+    warnings: z.array(WarningSchema).default([]),
+    pagination: PaginationSchema.optional(),
+  };
+  return z.discriminatedUnion('status', [
     z.object({ status: z.literal('complete'), completeness: CompleteCompleteness, ...common }),
     z.object({ status: z.literal('partial'), completeness: IncompleteCompleteness, ...common }),
     z.object({
@@ -105,12 +103,26 @@ export const ToolResultSchema = z
       error: z.object({ type: z.string().min(1), message: z.string() }),
       ...common,
     }),
-  ])
-  .meta({
-    id: 'ToolResult',
-    title: 'tooltrail tool result envelope',
-    description: 'A tool result that states what it covered. See docs/semantic-conventions.md.',
-  });
+  ]);
+}
+
+/**
+ * A tool result with its completeness. Four states stay distinct: complete with items, complete and empty,
+ * incomplete with items, incomplete and empty. `partial` is usable data with a limit; `error` is no usable data.
+ */
+export const ToolResultSchema = toolResultSchema(z.array(z.unknown()).optional()).meta({
+  id: 'ToolResult',
+  title: 'tooltrail tool result envelope',
+  description: 'A tool result that states what it covered. See docs/semantic-conventions.md.',
+});
+
+/**
+ * The same rules for validating at run time, except that `items` is checked to be an array without visiting each
+ * item (items are opaque to the contract): a 1,000-item result then costs what a 10-item one does.
+ */
+export const ToolResultRuntimeSchema = toolResultSchema(
+  z.custom<unknown[]>((v) => Array.isArray(v), 'items must be an array').optional(),
+);
 
 export type Reason = z.infer<typeof ReasonSchema>;
 export type Warning = z.infer<typeof WarningSchema>;

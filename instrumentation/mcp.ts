@@ -12,7 +12,7 @@ import type { FieldPolicies } from './redaction.ts';
 import type { InterpretedResult } from './results.ts';
 import { errorResult, interpretToolResult, partialResult, unknownResult } from './results.ts';
 import type { Session } from './session.ts';
-import type { MutationOutcome, ReadOutcome } from './tool-call.ts';
+import type { MutationOutcome, ReadOutcome, ToolBinding } from './tool-call.ts';
 import type { Tooltrail } from './tooltrail.ts';
 
 /** The part of the SDK's Client this wrapper uses. */
@@ -54,6 +54,7 @@ export interface InstrumentedMcpClient {
 }
 
 export const DEFAULT_TOOL_LIST_MAX_PAGES = 50;
+const MAX_CACHED_TOOLS = 1000;
 
 export function instrumentMcpClient(
   tooltrail: Tooltrail,
@@ -61,6 +62,24 @@ export function instrumentMcpClient(
   options: InstrumentMcpOptions = {},
 ): InstrumentedMcpClient {
   const annotated = new Map<string, Effect>();
+  const bindings = new Map<string, ToolBinding<CallToolResult, unknown>>();
+  const bound = (name: string) => {
+    let tool = bindings.get(name);
+    if (!tool) {
+      const policy = options.tools?.[name] ?? {};
+      tool = tooltrail.runner.bind<CallToolResult, unknown>({
+        toolName: name,
+        toolType: options.toolType,
+        recordArguments: policy.record?.arguments,
+        recordResult: policy.record?.result,
+        interpret: interpretMcpResult,
+        itemId: policy.itemId,
+      });
+      // Names come from the model: cache a bounded number of them.
+      if (bindings.size < MAX_CACHED_TOOLS) bindings.set(name, tool);
+    }
+    return tool;
+  };
   const effectOf = (name: string): Effect => options.tools?.[name]?.effect ?? annotated.get(name) ?? 'mutation';
 
   return {
@@ -78,23 +97,18 @@ export function instrumentMcpClient(
       return annotated;
     },
     async callTool(session, params, callOptions = {}) {
-      const policy = options.tools?.[params.name] ?? {};
+      const tool = bound(params.name);
+      const call = callOptions.toolCallId === undefined ? undefined : { toolCallId: callOptions.toolCallId };
+      const execute = async () =>
+        (await client.callTool(params, undefined, callOptions.requestOptions)) as CallToolResult;
       const effect = effectOf(params.name);
-      const spec = {
-        session,
-        toolName: params.name,
-        toolType: options.toolType,
+      if (effect === 'read') {
+        return { effect, ...(await tooltrail.runner.read(tool, session, params.arguments, call, execute)) };
+      }
+      return {
         effect,
-        call: callOptions.toolCallId === undefined ? undefined : { toolCallId: callOptions.toolCallId },
-        args: params.arguments,
-        recordArguments: policy.record?.arguments ?? {},
-        recordResult: policy.record?.result ?? {},
-        execute: async () => (await client.callTool(params, undefined, callOptions.requestOptions)) as CallToolResult,
-        interpret: interpretMcpResult,
-        itemId: policy.itemId,
+        ...(await tooltrail.runner.mutate(tool, session, params.arguments, call, callOptions.plan, execute)),
       };
-      if (effect === 'read') return { effect, ...(await tooltrail.runner.read(spec)) };
-      return { effect, ...(await tooltrail.runner.mutate(spec, callOptions.plan)) };
     },
   };
 }

@@ -4,7 +4,7 @@
  */
 import type { ReasonCode, WarningCode } from '../contract/codes.ts';
 import type { Continuation, Reason, Scope, ToolResult, Warning } from '../contract/envelope.ts';
-import { ToolResultSchema } from '../contract/envelope.ts';
+import { ToolResultRuntimeSchema } from '../contract/envelope.ts';
 
 /**
  * How a value was understood: a valid contract; only a pagination cursor (MCP `nextCursor`); no contract at all;
@@ -26,7 +26,7 @@ export function interpretToolResult<T = unknown>(value: unknown): InterpretedRes
   if (!claimsContract(value)) {
     return { result: unknownResult<T>(value, 'the tool said nothing about completeness'), recognized: 'unknown' };
   }
-  const parsed = ToolResultSchema.safeParse(value);
+  const parsed = ToolResultRuntimeSchema.safeParse(value);
   if (parsed.success) return { result: parsed.data as ToolResult<T>, recognized: 'contract' };
   const problem = parsed.error.issues
     .slice(0, 3)

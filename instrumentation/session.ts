@@ -29,20 +29,26 @@ export interface EvidenceRecord {
 }
 
 export class EvidenceLedger {
-  readonly #limit: number;
   readonly #byCall = new Map<string, EvidenceRecord>();
+  /** Call ids in arrival order, as a ring: O(1) eviction (iterating a Map after many deletes is not). */
+  readonly #ring: (string | undefined)[];
+  #next = 0;
 
   constructor(limit: number) {
-    this.#limit = limit;
+    this.#ring = new Array(limit).fill(undefined);
   }
 
   add(record: EvidenceRecord): void {
-    this.#byCall.delete(record.callId);
-    this.#byCall.set(record.callId, record);
-    if (this.#byCall.size > this.#limit) {
-      const oldest = this.#byCall.keys().next().value;
-      if (oldest !== undefined) this.#byCall.delete(oldest);
+    if (this.#byCall.has(record.callId)) {
+      // A repeated call id (a retried call) replaces the earlier record in place.
+      this.#byCall.set(record.callId, record);
+      return;
     }
+    const evicted = this.#ring[this.#next];
+    if (evicted !== undefined) this.#byCall.delete(evicted);
+    this.#ring[this.#next] = record.callId;
+    this.#next = (this.#next + 1) % this.#ring.length;
+    this.#byCall.set(record.callId, record);
   }
 
   byCallId(callId: string): EvidenceRecord | undefined {

@@ -58,6 +58,7 @@ function errorType(err: unknown): string {
 }
 
 function uniqueCodes(list: readonly { code: string }[]): string[] {
-  if (list.length === 0) return [];
-  return [...new Set(list.map((x) => x.code))];
+  const out: string[] = [];
+  for (const x of list) if (!out.includes(x.code)) out.push(x.code);
+  return out;
 }

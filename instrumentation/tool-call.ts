@@ -56,19 +56,28 @@ export type MutationOutcome<T = unknown, V = unknown> =
       review: ReviewRequest;
     };
 
-export interface CallSpec<V, T> {
-  session: Session;
+/** A tool as the runner sees it, prepared once when the tool is defined. */
+export interface ToolBinding<V, T> {
   toolName: string;
+  spanName: string;
   toolType: string | undefined;
-  effect: Effect;
-  call: CallOptions | undefined;
-  args: unknown;
-  recordArguments: FieldPolicies;
-  recordResult: FieldPolicies;
-  execute: (ctx: ToolCallContext) => Promise<V> | V;
+  /** Opted-in fields (global + tool), or undefined when none: the common case costs nothing. */
+  recordArguments: FieldPolicies | undefined;
+  recordResult: FieldPolicies | undefined;
   interpret: (value: V) => InterpretedResult<T>;
   itemId: ((item: T) => string | number | undefined) | undefined;
 }
+
+export interface BindOptions<V, T> {
+  toolName: string;
+  toolType?: string | undefined;
+  recordArguments?: FieldPolicies | undefined;
+  recordResult?: FieldPolicies | undefined;
+  interpret: (value: V) => InterpretedResult<T>;
+  itemId?: ((item: T) => string | number | undefined) | undefined;
+}
+
+type Execute<V> = (ctx: ToolCallContext) => Promise<V> | V;
 
 export class ToolCallRunner {
   readonly #tracer: Tracer;
@@ -81,26 +90,47 @@ export class ToolCallRunner {
     this.#redactor = redactor;
   }
 
-  read<V, T>(spec: CallSpec<V, T>): Promise<ReadOutcome<T, V>> {
-    const { callId, sequence, attributes } = this.#start(spec);
-    return this.#tracer.startActiveSpan(
-      toolSpanName(spec.toolName),
-      { kind: SpanKind.INTERNAL, attributes },
-      async (span) => {
-        try {
-          return await this.#execute(span, spec, callId, sequence);
-        } finally {
-          span.end();
-        }
-      },
+  bind<V, T>(options: BindOptions<V, T>): ToolBinding<V, T> {
+    return {
+      toolName: options.toolName,
+      spanName: toolSpanName(options.toolName),
+      toolType: options.toolType,
+      recordArguments: merged(this.#config.record.arguments, options.recordArguments),
+      recordResult: merged(this.#config.record.result, options.recordResult),
+      interpret: options.interpret,
+      itemId: options.itemId,
+    };
+  }
+
+  read<V, T>(
+    tool: ToolBinding<V, T>,
+    session: Session,
+    args: unknown,
+    call: CallOptions | undefined,
+    execute: Execute<V>,
+  ): Promise<ReadOutcome<T, V>> {
+    const callId = call?.toolCallId ?? globalThis.crypto.randomUUID();
+    const sequence = session.nextSequence();
+    const attributes = this.#attributes(tool, session, 'read', callId, sequence, args);
+    return this.#tracer.startActiveSpan(tool.spanName, { kind: SpanKind.INTERNAL, attributes }, (span) =>
+      this.#execute(span, tool, session, callId, sequence, execute),
     );
   }
 
-  mutate<V, T>(spec: CallSpec<V, T>, plan: MutationPlan | undefined): Promise<MutationOutcome<T, V>> {
-    const { callId, sequence, attributes } = this.#start(spec);
-    const ledger = spec.session.evidence;
+  mutate<V, T>(
+    tool: ToolBinding<V, T>,
+    session: Session,
+    args: unknown,
+    call: CallOptions | undefined,
+    plan: MutationPlan | undefined,
+    execute: Execute<V>,
+  ): Promise<MutationOutcome<T, V>> {
+    const callId = call?.toolCallId ?? globalThis.crypto.randomUUID();
+    const sequence = session.nextSequence();
+    const attributes = this.#attributes(tool, session, 'mutation', callId, sequence, args);
+    const ledger = session.evidence;
     const verdict = decideMutation({
-      action: spec.toolName,
+      action: tool.toolName,
       callId,
       plan,
       resolved: (plan?.evidence ?? []).map((ref) => ({
@@ -109,7 +139,7 @@ export class ToolCallRunner {
       })),
       onUnsafeEvidence: this.#config.onUnsafeEvidence,
     });
-    spec.session.countDecision(verdict.decision);
+    session.countDecision(verdict.decision);
     if (plan) {
       attributes[Attr.MUTATION_BASIS] = plan.basis;
       attributes[Attr.MUTATION_TARGET_COUNT] = plan.targets.length;
@@ -118,85 +148,102 @@ export class ToolCallRunner {
     attributes[Attr.MUTATION_EVIDENCE_CALL_IDS] = verdict.evidenceCallIds;
     attributes[Attr.GUARD_DECISION] = verdict.decision;
     return this.#tracer.startActiveSpan(
-      toolSpanName(spec.toolName),
+      tool.spanName,
       { kind: SpanKind.INTERNAL, attributes },
       async (span): Promise<MutationOutcome<T, V>> => {
-        try {
-          if (verdict.decision !== 'allowed' && verdict.review) {
-            // Not run, and not a span error: the guard did its job.
-            return { decision: verdict.decision, callId, sequence, findings: verdict.findings, review: verdict.review };
-          }
-          const outcome = await this.#execute(span, spec, callId, sequence);
-          return { ...outcome, decision: 'allowed', findings: [] };
-        } finally {
+        if (verdict.decision !== 'allowed' && verdict.review) {
+          // Not run, and not a span error: the guard did its job.
           span.end();
+          return { decision: verdict.decision, callId, sequence, findings: verdict.findings, review: verdict.review };
         }
+        const outcome = await this.#execute(span, tool, session, callId, sequence, execute);
+        return { ...outcome, decision: 'allowed', findings: [] };
       },
     );
   }
 
-  #start<V, T>(spec: CallSpec<V, T>): { callId: string; sequence: number; attributes: Attributes } {
-    const callId = spec.call?.toolCallId ?? globalThis.crypto.randomUUID();
-    const sequence = spec.session.nextSequence();
-    const { session } = spec;
+  #attributes<V, T>(
+    tool: ToolBinding<V, T>,
+    session: Session,
+    effect: Effect,
+    callId: string,
+    sequence: number,
+    args: unknown,
+  ): Attributes {
     const attributes: Attributes = {
       [GenAi.OPERATION_NAME]: EXECUTE_TOOL,
-      [GenAi.TOOL_NAME]: spec.toolName,
+      [GenAi.TOOL_NAME]: tool.toolName,
       [GenAi.TOOL_CALL_ID]: callId,
       [GenAi.CONVERSATION_ID]: session.conversationId,
-      [Attr.EFFECT]: spec.effect,
+      [Attr.EFFECT]: effect,
       [Attr.SESSION_SEQUENCE]: sequence,
       [Attr.SEMCONV_VERSION]: SEMCONV_VERSION,
     };
-    if (spec.toolType !== undefined) attributes[GenAi.TOOL_TYPE] = spec.toolType;
+    if (tool.toolType !== undefined) attributes[GenAi.TOOL_TYPE] = tool.toolType;
     if (session.agentName !== undefined) attributes[GenAi.AGENT_NAME] = session.agentName;
     if (session.agentId !== undefined) attributes[GenAi.AGENT_ID] = session.agentId;
-    const args = this.#project(spec.args, { ...this.#config.record.arguments, ...spec.recordArguments });
-    if (args !== undefined) attributes[GenAi.TOOL_CALL_ARGUMENTS] = args;
-    return { callId, sequence, attributes };
+    if (tool.recordArguments) {
+      const recorded = this.#project(args, tool.recordArguments);
+      if (recorded !== undefined) attributes[GenAi.TOOL_CALL_ARGUMENTS] = recorded;
+    }
+    return attributes;
   }
 
-  async #execute<V, T>(span: Span, spec: CallSpec<V, T>, callId: string, sequence: number) {
+  /** Runs the tool inside its span and ends the span, whatever happens. */
+  async #execute<V, T>(
+    span: Span,
+    tool: ToolBinding<V, T>,
+    session: Session,
+    callId: string,
+    sequence: number,
+    execute: Execute<V>,
+  ): Promise<ReadOutcome<T, V>> {
     let value: V;
     try {
-      value = await spec.execute({ callId, sequence, session: spec.session, span });
+      value = await execute({ callId, sequence, session, span });
     } catch (err) {
       const { type, message } = recordThrown(span, err);
       const result = errorResult({ type, message });
       span.setAttributes(resultAttributes(result));
-      spec.session.evidence.add(this.#record(spec, callId, sequence, result));
+      span.end();
+      session.evidence.add(this.#record(tool, callId, sequence, result));
       throw err;
     }
-    const { result, recognized, problem } = spec.interpret(value);
-    if (recognized === 'invalid') {
-      diag.warn(
-        `tooltrail: ${spec.toolName} returned an invalid completeness contract (${problem}); recorded as unknown`,
-      );
+    try {
+      const { result, recognized, problem } = tool.interpret(value);
+      if (recognized === 'invalid') {
+        diag.warn(
+          `tooltrail: ${tool.toolName} returned an invalid completeness contract (${problem}); recorded as unknown`,
+        );
+      }
+      span.setAttributes(resultAttributes(result));
+      if (result.warnings.length > 0) recordWarnings(span, result.warnings);
+      if (result.status === 'error') recordErrorResult(span, result.error.type, result.error.message);
+      if (tool.recordResult) {
+        const recorded = this.#project(value, tool.recordResult);
+        if (recorded !== undefined) span.setAttribute(GenAi.TOOL_CALL_RESULT, recorded);
+      }
+      session.evidence.add(this.#record(tool, callId, sequence, result));
+      return {
+        callId,
+        sequence,
+        value,
+        result,
+        recognized,
+        complete: result.completeness.complete,
+        items: result.items ?? [],
+        state: completenessState(result),
+        nextStep: nextStep(result),
+      };
+    } finally {
+      span.end();
     }
-    span.setAttributes(resultAttributes(result));
-    recordWarnings(span, result.warnings);
-    if (result.status === 'error') recordErrorResult(span, result.error.type, result.error.message);
-    const recorded = this.#project(value, { ...this.#config.record.result, ...spec.recordResult });
-    if (recorded !== undefined) span.setAttribute(GenAi.TOOL_CALL_RESULT, recorded);
-    spec.session.evidence.add(this.#record(spec, callId, sequence, result));
-    const outcome: ReadOutcome<T, V> = {
-      callId,
-      sequence,
-      value,
-      result,
-      recognized,
-      complete: result.completeness.complete,
-      items: result.items ?? [],
-      state: completenessState(result),
-      nextStep: nextStep(result),
-    };
-    return outcome;
   }
 
-  #record<V, T>(spec: CallSpec<V, T>, callId: string, sequence: number, result: ToolResult<T>): EvidenceRecord {
+  #record<V, T>(tool: ToolBinding<V, T>, callId: string, sequence: number, result: ToolResult<T>): EvidenceRecord {
     const record: EvidenceRecord = {
       callId,
-      toolName: spec.toolName,
+      toolName: tool.toolName,
       sequence,
       status: result.status,
       complete: result.completeness.complete,
@@ -206,7 +253,7 @@ export class ToolCallRunner {
     if (result.scope) record.scope = result.scope;
     if (result.items) {
       record.itemCount = result.items.length;
-      const ids = itemIds(result.items, spec.itemId ?? defaultItemId);
+      const ids = itemIds(result.items, tool.itemId ?? defaultItemId);
       if (ids) record.itemIds = ids;
     }
     return record;
@@ -221,6 +268,11 @@ export class ToolCallRunner {
       return undefined;
     }
   }
+}
+
+function merged(global: FieldPolicies, own: FieldPolicies | undefined): FieldPolicies | undefined {
+  const all = own ? { ...global, ...own } : global;
+  return Object.keys(all).length > 0 ? all : undefined;
 }
 
 function optional<X>(x: X | undefined): X[] {

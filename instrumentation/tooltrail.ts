@@ -64,38 +64,33 @@ export function createTooltrail(options: TooltrailOptions = {}): Tooltrail {
   });
   const runner = new ToolCallRunner(tracer, config, redactor);
 
-  const spec = <A, T, V>(
-    def: ToolDefinition<T>,
-    fn: (args: A, ctx: ToolCallContext) => Promise<V> | V,
-    session: Session,
-    args: A,
-    call: CallOptions | undefined,
-    effect: 'read' | 'mutation',
-  ) => ({
-    session,
-    toolName: def.name,
-    toolType: def.type,
-    effect,
-    call,
-    args,
-    recordArguments: def.record?.arguments ?? {},
-    recordResult: def.record?.result ?? {},
-    execute: (ctx: ToolCallContext) => fn(args, ctx),
-    interpret: (value: V) => interpretToolResult<T>(value),
-    itemId: def.itemId,
-  });
+  const bind = <T, V>(definition: string | ToolDefinition<T>) => {
+    const def = toDefinition(definition);
+    return runner.bind<V, T>({
+      toolName: def.name,
+      toolType: def.type,
+      recordArguments: def.record?.arguments,
+      recordResult: def.record?.result,
+      interpret: (value: V) => interpretToolResult<T>(value),
+      itemId: def.itemId,
+    });
+  };
 
   return {
     config,
     runner,
     session: (info) => new Session(info, config.evidenceLedgerSize),
-    readTool(definition, fn) {
-      const def = toDefinition(definition);
-      return (session, args, call) => runner.read(spec(def, fn, session, args, call, 'read'));
+    readTool<A, T, V>(definition: string | ToolDefinition<T>, fn: (args: A, ctx: ToolCallContext) => Promise<V> | V) {
+      const tool = bind<T, V>(definition);
+      return (session: Session, args: A, call?: CallOptions) =>
+        runner.read(tool, session, args, call, (ctx) => fn(args, ctx));
     },
-    mutationTool(definition, fn) {
-      const def = toDefinition(definition);
-      return (session, args, plan, call) => runner.mutate(spec(def, fn, session, args, call, 'mutation'), plan);
+    mutationTool<A, T, V>(
+      definition: string | ToolDefinition<T>,
+      fn: (args: A, ctx: ToolCallContext) => Promise<V> | V,
+    ): MutationTool<A, T, V> {
+      const tool = bind<T, V>(definition);
+      return (session, args, plan, call) => runner.mutate(tool, session, args, call, plan, (ctx) => fn(args, ctx));
     },
   };
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { ToolResultSchema } from '../../../contract/envelope.ts';
+import { ToolResultRuntimeSchema, ToolResultSchema } from '../../../contract/envelope.ts';
 import { CONTINUATION_KINDS, REASON_CODES, WARNING_CODES } from '../../../contract/index.ts';
 import { CONTRACT_SCHEMA_PATH, renderContractJsonSchema } from '../../../instrumentation/export-json-schema.ts';
 import { interpretToolResult } from '../../../instrumentation/index.ts';
@@ -82,11 +82,13 @@ const SAMPLES: [string, unknown, boolean][] = [
     false,
   ],
   ['no completeness at all', { status: 'complete', items: [] }, false],
+  ['items that are not a list', { status: 'complete', completeness: { complete: true }, items: { a: 1 } }, false],
 ];
 
 for (const [name, sample, valid] of SAMPLES) {
   test(`${valid ? 'accepts' : 'rejects'} ${name}, in zod and in the exported JSON Schema alike`, () => {
     assert.equal(ToolResultSchema.safeParse(sample).success, valid, 'zod');
+    assert.equal(ToolResultRuntimeSchema.safeParse(sample).success, valid, 'zod, run-time variant');
     assert.equal(validateJson(sample), valid, `JSON Schema: ${ajv.errorsText(validateJson.errors)}`);
   });
 }

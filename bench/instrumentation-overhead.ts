@@ -1,0 +1,145 @@
+/**
+ * Per-call cost of a wrapped read tool, against the same call with a hand-made OTel span and with no tracing.
+ * Real SDK pipeline: BasicTracerProvider + BatchSpanProcessor + an exporter that drops everything.
+ * Variants run interleaved, round after round; each figure is the median over rounds of the mean per-call time
+ * within a round. Run: node --import tsx bench/instrumentation-overhead.ts [rounds] [callsPerRound]
+ */
+import type { Tracer } from '@opentelemetry/api';
+import { SpanKind } from '@opentelemetry/api';
+import type { ExportResult } from '@opentelemetry/core';
+import { ExportResultCode } from '@opentelemetry/core';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { Attr, EXECUTE_TOOL, GenAi, SEMCONV_VERSION, toolSpanName, WarningEvent } from '../contract/index.ts';
+import { createTooltrail, partialResult, warning } from '../instrumentation/index.ts';
+
+const ROUNDS = Number(process.argv[2] ?? 40);
+const CALLS = Number(process.argv[3] ?? 2000);
+
+class DropExporter implements SpanExporter {
+  export(_spans: ReadableSpan[], done: (result: ExportResult) => void): void {
+    done({ code: ExportResultCode.SUCCESS });
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+}
+
+const provider = new BasicTracerProvider({
+  spanProcessors: [
+    new BatchSpanProcessor(new DropExporter(), {
+      maxQueueSize: 1_000_000,
+      maxExportBatchSize: 512,
+      scheduledDelayMillis: 50,
+    }),
+  ],
+});
+const tracer: Tracer = provider.getTracer('bench');
+
+// A typical list tool answer: ten items, one reason, a cursor, a scope and a warning.
+const RESULT = partialResult({
+  items: Array.from({ length: 10 }, (_, i) => ({ id: `svc-${i}`, owner: null })),
+  reasons: [{ code: 'MORE_PAGES_AVAILABLE' }],
+  continuation: { kind: 'next_cursor', cursor: 'c-2' },
+  scope: { resource: 'service_accounts', visibility: 'readable by this credential', snapshot: 'snap-1' },
+  warnings: [warning('STALE_INDEX', 'accounts-index', 'lags by 5 minutes')],
+});
+const tool = async (_args: { team: string }) => RESULT;
+const ARGS = { team: 'infra' };
+
+const tt = createTooltrail({ tracerProvider: provider });
+const session = tt.session({ conversationId: 'bench', agentName: 'bench-agent' });
+const wrapped = tt.readTool('list_service_accounts', tool);
+
+let seq = 0;
+const variants: Record<string, () => Promise<unknown>> = {
+  'no tracing': () => tool(ARGS),
+  'bare span (name only)': () =>
+    tracer.startActiveSpan(toolSpanName('list_service_accounts'), async (span) => {
+      try {
+        return await tool(ARGS);
+      } finally {
+        span.end();
+      }
+    }),
+  'hand-made span, same attributes': () =>
+    tracer.startActiveSpan(
+      toolSpanName('list_service_accounts'),
+      {
+        kind: SpanKind.INTERNAL,
+        attributes: {
+          [GenAi.OPERATION_NAME]: EXECUTE_TOOL,
+          [GenAi.TOOL_NAME]: 'list_service_accounts',
+          [GenAi.TOOL_CALL_ID]: globalThis.crypto.randomUUID(),
+          [GenAi.CONVERSATION_ID]: 'bench',
+          [GenAi.AGENT_NAME]: 'bench-agent',
+          [Attr.EFFECT]: 'read',
+          [Attr.SESSION_SEQUENCE]: ++seq,
+          [Attr.SEMCONV_VERSION]: SEMCONV_VERSION,
+        },
+      },
+      async (span) => {
+        try {
+          const r = await tool(ARGS);
+          span.setAttributes({
+            [Attr.RESULT_STATUS]: r.status,
+            [Attr.RESULT_COMPLETE]: r.completeness.complete,
+            [Attr.RESULT_REASONS]: r.completeness.reasons.map((x) => x.code),
+            [Attr.RESULT_CONTINUATION]: r.completeness.continuation.kind,
+            [Attr.RESULT_ITEM_COUNT]: r.items?.length ?? 0,
+            [Attr.SCOPE_RESOURCE]: r.scope?.resource ?? '',
+            [Attr.SCOPE_VISIBILITY]: r.scope?.visibility ?? '',
+            [Attr.SCOPE_SNAPSHOT]: r.scope?.snapshot ?? '',
+            [Attr.WARNINGS]: r.warnings.map((w) => w.code),
+          });
+          for (const w of r.warnings) {
+            span.addEvent(WarningEvent.NAME, {
+              [WarningEvent.CODE]: w.code,
+              [WarningEvent.MESSAGE]: w.message,
+              [WarningEvent.SOURCE]: w.source,
+            });
+          }
+          return r;
+        } finally {
+          span.end();
+        }
+      },
+    ),
+  'tooltrail readTool': () => wrapped(session, ARGS),
+};
+
+async function sample(fn: () => Promise<unknown>): Promise<number> {
+  const start = process.hrtime.bigint();
+  for (let i = 0; i < CALLS; i += 1) await fn();
+  return Number(process.hrtime.bigint() - start) / CALLS;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? (s[mid] ?? 0) : ((s[mid - 1] ?? 0) + (s[mid] ?? 0)) / 2;
+};
+
+const names = Object.keys(variants);
+const samples = new Map<string, number[]>(names.map((n) => [n, []]));
+for (let round = -3; round < ROUNDS; round += 1) {
+  // Rotate the order so that no variant always runs first (or right after a flush).
+  const order = names.map((_, i) => names[(i + Math.max(round, 0)) % names.length] ?? '');
+  for (const name of order) {
+    const ns = await sample(variants[name] ?? (async () => {}));
+    if (round >= 0) samples.get(name)?.push(ns);
+    await provider.forceFlush();
+  }
+}
+await provider.shutdown();
+
+const med = Object.fromEntries(names.map((n) => [n, median(samples.get(n) ?? [])]));
+// Ratios are taken round by round (both variants measured under the same machine load), then the median.
+const ratio = (a: string, b: string) =>
+  median((samples.get(a) ?? []).map((x, i) => x / (samples.get(b)?.[i] ?? Number.NaN)));
+console.log(`instrumentation overhead: ${ROUNDS} rounds x ${CALLS} calls, node ${process.version}`);
+for (const n of names) console.log(`  ${n.padEnd(34)} ${(med[n] ?? 0).toFixed(0).padStart(7)} ns/call (median)`);
+const vsHand = ratio('tooltrail readTool', 'hand-made span, same attributes');
+const vsBare = ratio('tooltrail readTool', 'bare span (name only)');
+console.log(`  ratio tooltrail / hand-made span with the same attributes: ${vsHand.toFixed(2)}x (target <= 1.3x)`);
+console.log(`  ratio tooltrail / bare span (name only):                   ${vsBare.toFixed(2)}x`);
