@@ -1,0 +1,164 @@
+/**
+ * The whole pipeline in one process (`tooltrail up`, the demo): ClickHouse (the embedded engine unless a server is
+ * configured), migrations, the collector, the writer (direct, or Kafka + the ingest consumer), and the alert
+ * evaluator (Alertmanager when configured or found, otherwise pages kept in a local file). `stop()` closes in the
+ * order that loses nothing: stop accepting spans, drain the ingest, last evaluation, close clients, stop what we
+ * started.
+ */
+import { join } from 'node:path';
+import { type AlertSink, alertmanagerClient, alertsConfigFromEnv, Evaluator, type Schedule } from '../alerts/index.ts';
+import {
+  type Collector,
+  createCollector,
+  defaultCollectorConfig,
+  validateCollectorConfig,
+} from '../collector/index.ts';
+import { defaultIngestConfig } from '../ingest/config.ts';
+import { DirectSink } from '../ingest/direct.ts';
+import type { SchemaConfig } from '../ingest/schema/config.ts';
+import { migrateUp } from '../ingest/schema/migrations.ts';
+import { type RunningIngest, startIngest } from '../ingest/service.ts';
+import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
+import { alertmanagerReady } from '../services/alertmanager/alertmanager.ts';
+import { clickhouseService } from '../services/clickhouse/clickhouse.ts';
+import type { ServicesConfig } from '../services/config.ts';
+import { kafkaService } from '../services/kafka/kafka.ts';
+import type { ManagedService } from '../services/service.ts';
+import { directSpanSink } from './direct-span-sink.ts';
+import { pageFileSink } from './page-file-sink.ts';
+
+export interface StackOptions {
+  services: ServicesConfig;
+  schema: SchemaConfig;
+  /** `direct`: collector -> ClickHouse in this process. `kafka`: collector -> Kafka -> ingest -> ClickHouse. */
+  mode: 'direct' | 'kafka';
+  collector: { host: string; port: number; tokens: { token: string; tenant: string }[] };
+  /** Seconds between evaluator runs. */
+  evaluateEverySeconds: number;
+  /** Where pages go when no Alertmanager is configured or running. */
+  pagesFile: string;
+  env: NodeJS.ProcessEnv;
+  log: (line: string) => void;
+}
+
+export interface Stack {
+  /** `http://host:port` of the collector (OTLP/HTTP: POST /v1/traces). */
+  collectorUrl: string;
+  ch: ClickHouseClient;
+  database: string;
+  evaluator: Evaluator;
+  /** `alertmanager <url>` or `file <path>`: where pages go. */
+  pagesTo: string;
+  collector: Collector;
+  ingest?: RunningIngest;
+  stop(): Promise<void>;
+}
+
+export function defaultPagesFile(services: ServicesConfig): string {
+  return join(services.home, 'pages.jsonl');
+}
+
+export async function startStack(o: StackOptions): Promise<Stack> {
+  const started: ManagedService[] = [];
+  let ch: ClickHouseClient | undefined;
+  let collector: Collector | undefined;
+  let ingest: RunningIngest | undefined;
+  let evaluator: Evaluator | undefined;
+  let schedule: Schedule | undefined;
+  const step = (name: string, f: () => Promise<unknown>) =>
+    f().catch((err: Error) => o.log(`stop ${name}: ${err.message}`));
+  // Stop accepting spans, drain the ingest, evaluate once more over everything stored, then close and stop.
+  const stop = async () => {
+    if (collector) await step('collector', () => collector!.close());
+    if (ingest) await step('ingest', () => ingest!.stop());
+    if (schedule) await step('alerts', () => schedule!.stop());
+    if (evaluator) await step('alerts', () => evaluator!.runOnce());
+    if (ch) await step('clickhouse client', () => ch!.close());
+    for (const s of started.reverse()) await step(s.name, () => s.down());
+  };
+  try {
+    const clickhouse = clickhouseService(o.services);
+    if ((await clickhouse.up()).started) {
+      started.push(clickhouse);
+      o.log(`clickhouse   started (embedded engine) at ${clickhouse.endpoint}`);
+    } else o.log(`clickhouse   using ${clickhouse.endpoint}`);
+
+    ch = createClickHouse({
+      url: o.services.clickhouse.url,
+      user: o.services.clickhouse.user,
+      password: o.services.clickhouse.password,
+    });
+    const migrated = await migrateUp(ch, o.schema);
+    o.log(
+      `schema       ${o.schema.database}: ${migrated.applied.length} migration(s) applied, ${migrated.alreadyApplied.length} already there`,
+    );
+
+    const collectorConfig = defaultCollectorConfig(o.env);
+    collectorConfig.http = { host: o.collector.host, port: o.collector.port };
+    collectorConfig.auth =
+      o.collector.tokens.length > 0
+        ? { ...collectorConfig.auth, mode: 'bearer', tokens: o.collector.tokens }
+        : { ...collectorConfig.auth, mode: 'none' };
+    if (o.mode === 'kafka') {
+      const kafka = kafkaService(o.services);
+      if ((await kafka.up()).started) {
+        started.push(kafka);
+        o.log(`kafka        started at ${kafka.endpoint}`);
+      } else o.log(`kafka        using ${kafka.endpoint}`);
+      collectorConfig.sink = 'kafka';
+      collectorConfig.kafka.brokers = o.services.kafka.brokers;
+      validateCollectorConfig(collectorConfig);
+      const ingestConfig = defaultIngestConfig(o.env);
+      ingestConfig.kafka.brokers = o.services.kafka.brokers;
+      ingestConfig.clickhouse = {
+        ...ingestConfig.clickhouse,
+        url: o.services.clickhouse.url,
+        database: o.schema.database,
+      };
+      ingest = await startIngest(ingestConfig, { log: (m) => o.log(`ingest       ${m}`) });
+      collector = await createCollector(collectorConfig, { notify: (l) => o.log(l), quiet: true });
+    } else {
+      validateCollectorConfig(collectorConfig);
+      const direct = new DirectSink({ ch, url: o.services.clickhouse.url, database: o.schema.database });
+      collector = await createCollector(collectorConfig, { sink: directSpanSink(direct), notify: (l) => o.log(l) });
+    }
+    const collectorUrl = await collector.start();
+    o.log(
+      `collector    ${collectorUrl}/v1/traces (${o.mode === 'kafka' ? 'Kafka -> ingest -> ClickHouse' : 'direct to ClickHouse'})`,
+    );
+
+    const amUrl = o.services.alertmanager.url;
+    const useAlertmanager = o.services.alertmanager.mode === 'external' || (await alertmanagerReady(amUrl));
+    const sink: AlertSink = useAlertmanager
+      ? alertmanagerClient(amUrl, 5_000)
+      : pageFileSink(o.pagesFile, (l) => o.log(`page         ${l}`));
+    const pagesTo = useAlertmanager ? `alertmanager ${amUrl}` : `file ${o.pagesFile}`;
+    const alertsConfig = { ...alertsConfigFromEnv(o.env, amUrl), intervalSeconds: o.evaluateEverySeconds };
+    evaluator = new Evaluator({
+      ch,
+      database: o.schema.database,
+      config: alertsConfig,
+      sink,
+      logger: {
+        info: (m) => o.log(`alerts       ${m}`),
+        error: (m, e) => o.log(`alerts       ${m}${e ? `: ${(e as Error).message}` : ''}`),
+      },
+    });
+    schedule = evaluator.start();
+    o.log(`alerts       evaluating every ${o.evaluateEverySeconds}s; pages -> ${pagesTo}`);
+
+    return {
+      collectorUrl,
+      ch,
+      database: o.schema.database,
+      evaluator,
+      pagesTo,
+      collector,
+      ...(ingest ? { ingest } : {}),
+      stop,
+    };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
