@@ -66,6 +66,7 @@ describe('HTML reconstruction report in headless Chromium', () => {
     });
     assert.equal(await mutation.isVisible(), true, 'the mutation row is visible');
     const details = page.locator('tr.call.mutation-details').first();
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what a reader sees
     const detailText = await details.innerText();
     assert.match(detailText, /ACTED_ON_ABSENCE_WITH_INCOMPLETE_EVIDENCE/);
     assert.match(detailText, /relied on call_id call-1 → #1 list_service_accounts: incomplete/);
@@ -74,6 +75,7 @@ describe('HTML reconstruction report in headless Chromium', () => {
 
     const gap = page.locator('tr[data-kind="gap"][data-gap="missing_sequence"]');
     assert.equal(await gap.isVisible(), true, 'the gap row is visible');
+    // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is what a reader sees
     assert.match(await gap.innerText(), /sequence number 3 never arrived/);
     const box = await gap.boundingBox();
     assert.ok(box && box.height > 10 && box.width > 500, `gap row has a real size: ${JSON.stringify(box)}`);
