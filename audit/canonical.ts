@@ -145,8 +145,9 @@ export function instantNs(v: unknown): string {
   if (typeof v === 'number' && Number.isFinite(v)) return instantNs(v.toFixed(9));
   if (typeof v !== 'string') throw new TypeError(`not a time value: ${JSON.stringify(v)}`);
   let m = /^(\d+)\.(\d{1,9})$/.exec(v);
-  if (m) return (BigInt(m[1]!) * NS_PER_S + BigInt(m[2]!.padEnd(9, '0'))).toString();
-  if (/^\d+$/.test(v)) return BigInt(v).toString();
+  // Seconds and fraction side by side are the nanoseconds; only leading zeros need to go (no bigint on the hot path).
+  if (m) return stripZeros(`${m[1]}${m[2]!.padEnd(9, '0')}`);
+  if (/^\d+$/.test(v)) return stripZeros(v);
   m = /^(\d{4}-\d{2}-\d{2})[ T](\d{2}:\d{2}:\d{2})(?:\.(\d{1,9}))?Z?$/.exec(v);
   if (m) {
     const sec = BigInt(Date.parse(`${m[1]}T${m[2]}Z`) / 1000);
@@ -155,8 +156,16 @@ export function instantNs(v: unknown): string {
   throw new TypeError(`not a time value: ${JSON.stringify(v)}`);
 }
 
+function stripZeros(digits: string): string {
+  let i = 0;
+  while (i < digits.length - 1 && digits.charCodeAt(i) === 48) i++;
+  return i === 0 ? digits : digits.slice(i);
+}
+
 function intText(v: unknown): string {
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return String(v);
   if (typeof v === 'number' && Number.isInteger(v)) return BigInt(v).toString();
+  if (typeof v === 'string' && /^(0|-?[1-9]\d*)$/.test(v)) return v;
   if (typeof v === 'string' && /^-?\d+$/.test(v)) return BigInt(v).toString();
   if (typeof v === 'bigint') return v.toString();
   throw new TypeError(`not an integer: ${JSON.stringify(v)}`);
