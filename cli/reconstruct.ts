@@ -51,11 +51,24 @@ async function run(fn: () => Promise<number>): Promise<void> {
     } else if (err instanceof NotFoundError) {
       console.error(`tooltrail: ${err.message}`);
       process.exitCode = 2;
+    } else if (setupProblem(err)) {
+      console.error(`tooltrail: ${setupProblem(err)}`);
+      process.exitCode = 1;
     } else throw err;
   }
 }
 
 class UsageError extends Error {}
+
+/** Errors of a database that is not there yet or a server that is down: one line with the fix. */
+function setupProblem(err: unknown): string | null {
+  const e = err as { type?: unknown; code?: unknown; message?: unknown };
+  if (e?.type === 'UNKNOWN_DATABASE' || e?.type === 'UNKNOWN_TABLE') {
+    return `${String(e.message).trim().replace(/\.$/, '')}: create the schema with \`tooltrail migrate\``;
+  }
+  if (e?.code === 'ECONNREFUSED') return 'ClickHouse is not reachable: start it with `tooltrail services up`';
+  return null;
+}
 
 export function registerReconstructCommands(program: Command): void {
   program
