@@ -105,7 +105,7 @@ async function startChild(mode: 'kafka' | 'discard', topic: string) {
     fileURLToPath(import.meta.url),
     ['--serve', mode, '--topic', topic, '--compression', args.compression ?? 'gzip'],
     {
-      execArgv: ['--import', 'tsx'],
+      execArgv: ['--import', 'tsx', ...(process.env.BENCH_CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     },
   );

@@ -29,6 +29,8 @@ export const DEFAULT_SEND_TIMEOUT_MS = 5_000;
 /** A produce request carries at most this many bytes of messages; more waits for the next one. */
 export const DEFAULT_BATCH_MAX_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_TOPIC_PARTITIONS = 3;
+/** Two sends in flight hide one broker round trip behind the other's encoding. */
+export const DEFAULT_PRODUCERS = 2;
 export const DEFAULT_NO_AUTH_TENANT = 'default';
 export const TOKENS_ENV = 'TOOLTRAIL_COLLECTOR_TOKENS';
 
@@ -67,6 +69,8 @@ export interface CollectorConfig {
     topic: string;
     clientId: string;
     compression: 'none' | 'gzip';
+    /** Idempotent producers sending in parallel (each has one produce request in flight per broker). */
+    producers: number;
     sendTimeoutMs: number;
     batchMaxBytes: number;
     /** `Retry-After` sent with 503 (Kafka slow or down). */
@@ -94,6 +98,7 @@ export function defaultCollectorConfig(env: NodeJS.ProcessEnv = process.env): Co
       topic: DEFAULT_TOPIC,
       clientId: 'tooltrail-collector',
       compression: 'gzip',
+      producers: DEFAULT_PRODUCERS,
       sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
       batchMaxBytes: DEFAULT_BATCH_MAX_BYTES,
       unavailableRetryAfterSeconds: DEFAULT_UNAVAILABLE_RETRY_AFTER_S,
@@ -134,6 +139,7 @@ const Schema = z.strictObject({
     topic: nonEmpty.regex(/^[A-Za-z0-9._-]{1,249}$/, 'must be a valid Kafka topic name'),
     clientId: nonEmpty,
     compression: z.enum(['none', 'gzip']),
+    producers: positiveInt.max(16),
     sendTimeoutMs: positiveInt,
     batchMaxBytes: positiveInt,
     unavailableRetryAfterSeconds: positiveInt,

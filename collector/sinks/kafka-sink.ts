@@ -3,8 +3,9 @@
  * ExportTraceServiceRequest, header `tooltrail-tenant`), produced by an idempotent producer with acks from all
  * in-sync replicas. A write resolves only when Kafka acknowledged every message of its request.
  *
- * kafkajs sends each `send()` as its own produce request and has no linger, so the sink batches itself: while one
- * send is in flight, the writes that arrive wait and leave together in the next one (no added latency when idle).
+ * kafkajs sends each `send()` as its own produce request and has no linger, and an idempotent kafkajs producer
+ * has one produce request in flight per broker; so the sink batches itself over `kafka.producers` producers: while
+ * they are all busy, the writes that arrive wait and leave together in the next send (no added latency when idle).
  * Each write is bounded by `sendTimeoutMs`; a failure or a timeout opens a breaker for `unavailableRetryAfterSeconds`
  * during which writes fail at once with SinkUnavailableError (HTTP 503 + Retry-After) instead of piling up, then the
  * next batch probes Kafka again. After a failed send the producer is replaced, so its next id and sequence start clean.
@@ -61,21 +62,21 @@ export interface KafkaSpanSink extends SpanSink {
 export function createKafkaSink(options: KafkaSinkOptions): KafkaSpanSink {
   const cfg = options.config;
   const observer = options.observer ?? {};
+  const clientOptions = {
+    brokers: cfg.brokers,
+    clientId: cfg.clientId,
+    connectionTimeoutMs: 1_000,
+    requestTimeoutMs: Math.max(cfg.sendTimeoutMs, 1_000),
+    retries: 2,
+    quiet: options.quiet ?? false,
+  };
+  const producerOptions = { compression: cfg.compression, retries: 2 };
   let client: KafkaClient | undefined;
   const kafkaClient = () => {
-    client ??= createKafkaClient({
-      brokers: cfg.brokers,
-      clientId: cfg.clientId,
-      connectionTimeoutMs: 1_000,
-      requestTimeoutMs: Math.max(cfg.sendTimeoutMs, 1_000),
-      retries: 2,
-      quiet: options.quiet ?? false,
-    });
+    client ??= createKafkaClient(clientOptions);
     return client;
   };
-  const newProducer =
-    options.createProducer ??
-    (() => createIdempotentProducer(kafkaClient(), { compression: cfg.compression, retries: 2 }));
+  const newProducer = options.createProducer ?? (() => createIdempotentProducer(kafkaClient(), producerOptions));
   const probe =
     options.probe ??
     (async () => {
@@ -94,10 +95,14 @@ export function createKafkaSink(options: KafkaSinkOptions): KafkaSpanSink {
       }
     });
 
-  let producer: Producer | undefined;
-  let connected: Promise<void> | undefined;
+  /** One idempotent producer per slot; kafkajs holds one produce request per broker at a time per producer. */
+  interface Slot {
+    producer?: Producer;
+    connected?: Promise<void>;
+    busy: boolean;
+  }
+  const slots: Slot[] = Array.from({ length: cfg.producers }, () => ({ busy: false }));
   const queue: Pending[] = [];
-  let sending = false;
   let closed = false;
   let downUntil = 0;
   let lastOkAt = 0;
@@ -118,38 +123,37 @@ export function createKafkaSink(options: KafkaSinkOptions): KafkaSpanSink {
     }
   };
 
-  const ensureConnected = (): Promise<void> => {
-    if (!connected) {
+  const connect = (slot: Slot): Promise<Producer> => {
+    if (!slot.producer || !slot.connected) {
       const p = newProducer();
-      producer = p;
-      connected = p.connect().catch((err: unknown) => {
-        if (producer === p) {
-          producer = undefined;
-          connected = undefined;
+      slot.producer = p;
+      slot.connected = p.connect().catch((err: unknown) => {
+        if (slot.producer === p) {
+          slot.producer = undefined;
+          slot.connected = undefined;
         }
+        p.disconnect().catch(() => {});
         throw err;
       });
     }
-    return connected;
+    const p = slot.producer;
+    return slot.connected.then(() => p);
   };
 
-  /** Drops the producer after a failure; the next batch connects a fresh one. */
-  const resetProducer = () => {
-    const old = producer;
-    producer = undefined;
-    connected = undefined;
+  /** Drops a slot's producer after a failure; its next batch connects a fresh one (new producer id). */
+  const reset = (slot: Slot) => {
+    const old = slot.producer;
+    slot.producer = undefined;
+    slot.connected = undefined;
     old?.disconnect().catch(() => {});
   };
 
-  const pump = () => {
-    if (sending || closed) return;
-    // Writes that timed out while queued were answered 503 already: they must not reach Kafka.
-    while (queue.length > 0 && queue[0]?.settled) queue.shift();
-    if (queue.length === 0) return;
+  const takeBatch = (): Pending[] => {
     const batch: Pending[] = [];
     let bytes = 0;
     while (queue.length > 0) {
       const next = queue[0] as Pending;
+      // Writes that timed out while queued were answered 503 already: they must not reach Kafka.
       if (next.settled) {
         queue.shift();
         continue;
@@ -159,41 +163,49 @@ export function createKafkaSink(options: KafkaSinkOptions): KafkaSpanSink {
       bytes += next.bytes;
       queue.shift();
     }
-    const messages = batch.length === 1 ? (batch[0] as Pending).messages : batch.flatMap((b) => b.messages);
-    sending = true;
-    const started = performance.now();
-    ensureConnected()
-      .then(() => (producer as Producer).send(cfg.topic, messages))
-      .then(
-        () => {
-          observer.onSend?.((performance.now() - started) / 1_000, messages.length, true);
-          markUp();
-          for (const p of batch) {
-            clearTimeout(p.timer);
-            if (!p.settled) {
-              p.settled = true;
-              p.resolve();
-            }
-          }
-        },
-        (err: unknown) => {
-          observer.onSend?.((performance.now() - started) / 1_000, messages.length, false);
-          const reason = err instanceof Error ? err.message : String(err);
-          markDown(reason);
-          resetProducer();
-          for (const p of batch) {
-            clearTimeout(p.timer);
-            if (!p.settled) {
-              p.settled = true;
-              p.reject(new SinkUnavailableError(`Kafka did not acknowledge the spans: ${reason}`, retryAfter));
-            }
-          }
-        },
-      )
-      .finally(() => {
-        sending = false;
-        pump();
-      });
+    return batch;
+  };
+
+  const settle = (batch: Pending[], err?: Error) => {
+    for (const p of batch) {
+      clearTimeout(p.timer);
+      if (p.settled) continue;
+      p.settled = true;
+      if (err) p.reject(err);
+      else p.resolve();
+    }
+  };
+
+  const pump = () => {
+    if (closed) return;
+    for (const slot of slots) {
+      if (slot.busy) continue;
+      const batch = takeBatch();
+      if (batch.length === 0) return;
+      const messages = batch.length === 1 ? (batch[0] as Pending).messages : batch.flatMap((b) => b.messages);
+      slot.busy = true;
+      const started = performance.now();
+      connect(slot)
+        .then((producer) => producer.send(cfg.topic, messages))
+        .then(
+          () => {
+            observer.onSend?.((performance.now() - started) / 1_000, messages.length, true);
+            markUp();
+            settle(batch);
+          },
+          (err: unknown) => {
+            observer.onSend?.((performance.now() - started) / 1_000, messages.length, false);
+            const reason = err instanceof Error ? err.message : String(err);
+            markDown(reason);
+            reset(slot);
+            settle(batch, new SinkUnavailableError(`Kafka did not acknowledge the spans: ${reason}`, retryAfter));
+          },
+        )
+        .finally(() => {
+          slot.busy = false;
+          pump();
+        });
+    }
   };
 
   return {
@@ -259,11 +271,15 @@ export function createKafkaSink(options: KafkaSinkOptions): KafkaSpanSink {
         }
       }
       const deadline = Date.now() + cfg.sendTimeoutMs;
-      while (sending && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
-      const p = producer;
-      producer = undefined;
-      connected = undefined;
-      await p?.disconnect().catch(() => {});
+      while (slots.some((s) => s.busy) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      await Promise.all(
+        slots.map(async (slot) => {
+          const p = slot.producer;
+          slot.producer = undefined;
+          slot.connected = undefined;
+          await p?.disconnect().catch(() => {});
+        }),
+      );
     },
   };
 }

@@ -30,8 +30,13 @@ const flush = async () => {
   for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
 };
 
-function sinkWith(producers: FakeProducer[]) {
-  const config = { ...defaultCollectorConfig({}).kafka, sendTimeoutMs: 1_000, unavailableRetryAfterSeconds: 5 };
+function sinkWith(producers: FakeProducer[], slots = 1) {
+  const config = {
+    ...defaultCollectorConfig({}).kafka,
+    sendTimeoutMs: 1_000,
+    unavailableRetryAfterSeconds: 5,
+    producers: slots,
+  };
   return createKafkaSink({
     config,
     createProducer: () => {
@@ -93,6 +98,24 @@ describe('Kafka sink', () => {
     assert.equal(p.sends[1]?.messages.length, 2);
     p.sends[1]?.ack();
     await Promise.all([w2, w3]);
+  });
+
+  it('keeps one send in flight per producer and batches the rest behind them', async () => {
+    const producers: FakeProducer[] = [];
+    const sink = sinkWith(producers, 2);
+    const writes = Array.from({ length: 5 }, () => sink.write(request([span()]), { tenant: 'a', spanCount: 1 }));
+    await flush();
+    assert.equal(producers.length, 2);
+    assert.deepEqual(
+      producers.map((p) => p.sends.length),
+      [1, 1],
+    );
+    producers[0]?.sends[0]?.ack();
+    await flush();
+    assert.equal(producers[0]?.sends[1]?.messages.length, 3, 'the three queued writes leave together');
+    producers[1]?.sends[0]?.ack();
+    producers[0]?.sends[1]?.ack();
+    await Promise.all(writes);
   });
 
   it('answers unavailable after the send timeout, fails fast while the breaker is open, then probes again', async () => {
