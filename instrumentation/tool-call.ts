@@ -7,7 +7,7 @@ import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import { diag, SpanKind } from '@opentelemetry/api';
 import { Attr, EXECUTE_TOOL, GenAi, SEMCONV_VERSION, toolSpanName } from '../contract/attributes.ts';
 import type { Effect, GuardDecision } from '../contract/codes.ts';
-import type { ToolResult } from '../contract/envelope.ts';
+import type { Continuation, Reason, ToolResult } from '../contract/envelope.ts';
 import type { TooltrailConfig } from './config.ts';
 import type { GuardFinding, MutationPlan, ReviewRequest } from './guard.ts';
 import { decideMutation } from './guard.ts';
@@ -247,13 +247,16 @@ export class ToolCallRunner {
       sequence,
       status: result.status,
       complete: result.completeness.complete,
-      reasons: result.completeness.reasons,
-      continuation: result.completeness.continuation,
+      // Records live as long as the ledger keeps them: share the common empty values rather than retain copies.
+      reasons: result.completeness.reasons.length === 0 ? NO_REASONS : result.completeness.reasons,
+      continuation:
+        result.completeness.continuation.kind === 'none' ? NO_CONTINUATION : result.completeness.continuation,
     };
     if (result.scope) record.scope = result.scope;
     if (result.items) {
       record.itemCount = result.items.length;
-      const ids = itemIds(result.items, tool.itemId ?? defaultItemId);
+      const ids =
+        result.items.length <= MAX_REMEMBERED_IDS ? itemIds(result.items, tool.itemId ?? defaultItemId) : undefined;
       if (ids) record.itemIds = ids;
     }
     return record;
@@ -269,6 +272,11 @@ export class ToolCallRunner {
     }
   }
 }
+
+const NO_REASONS: readonly Reason[] = Object.freeze([]);
+const NO_CONTINUATION: Continuation = Object.freeze({ kind: 'none' });
+/** Above this, a read's item ids are not remembered: the guard then cannot compare targets with it (it says so). */
+export const MAX_REMEMBERED_IDS = 100_000;
 
 function merged(global: FieldPolicies, own: FieldPolicies | undefined): FieldPolicies | undefined {
   const all = own ? { ...global, ...own } : global;

@@ -45,8 +45,11 @@ function run(cmd: string, args: string[], cwd: string, timeoutMs: number) {
 
 before(() => {
   if (!existsSync(join(compat, 'node_modules/.package-lock.json')) || !existsSync(node22)) {
-    // flock(1) serializes concurrent installs; npm ci re-checks the tree itself once it holds the lock.
-    const r = run('flock', [LOCK, 'npm', 'ci', '--no-audit', '--no-fund'], compat, 300_000);
+    // flock(1) serializes concurrent test runs; the check is repeated under the lock so that a second run does not
+    // reinstall (and delete) a tree the first one has just installed and may be using.
+    const install =
+      'test -x node_modules/.bin/node && test -f node_modules/.package-lock.json || npm ci --no-audit --no-fund';
+    const r = run('flock', [LOCK, 'sh', '-c', install], compat, 300_000);
     assert.equal(r.status, 0, `npm ci in test/compat/otel-current failed:\n${r.stderr}`);
   }
   assert.ok(
