@@ -47,10 +47,7 @@ const RESULT = partialResult({
 const tool = async (_args: { team: string }) => RESULT;
 const ARGS = { team: 'infra' };
 
-const tt = createTooltrail({
-  tracerProvider: provider,
-  ...(process.env.LEDGER ? { evidenceLedgerSize: Number(process.env.LEDGER) } : {}),
-});
+const tt = createTooltrail({ tracerProvider: provider });
 const session = tt.session({ conversationId: 'bench', agentName: 'bench-agent' });
 const wrapped = tt.readTool('list_service_accounts', tool);
 

@@ -27,7 +27,8 @@ export type GuardFindingCode =
   | 'EVIDENCE_INCOMPLETE'
   | 'EVIDENCE_SCOPE_UNDECLARED'
   | 'SCOPE_MISMATCH'
-  | 'TARGETS_NOT_IN_EVIDENCE';
+  | 'TARGETS_NOT_IN_EVIDENCE'
+  | 'TARGETS_PRESENT_IN_EVIDENCE';
 
 export interface GuardFinding {
   code: GuardFindingCode;
@@ -152,6 +153,17 @@ export function decideMutation(input: GuardInput): GuardVerdict {
       findings.push({
         code: 'TARGETS_NOT_IN_EVIDENCE',
         message: `${outside.length} of ${plan.targets.length} targets were not returned by the evidence (e.g. ${outside[0]})`,
+      });
+    }
+  }
+
+  if (plan.basis === 'absence' && returned !== undefined) {
+    // Acting on what a read did not return, on items that it did return, contradicts the basis.
+    const present = plan.targets.filter((t) => returned.has(t));
+    if (present.length > 0) {
+      findings.push({
+        code: 'TARGETS_PRESENT_IN_EVIDENCE',
+        message: `${present.length} of ${plan.targets.length} absence-based targets were returned by the evidence (e.g. ${present[0]})`,
       });
     }
   }

@@ -5,6 +5,7 @@
  * reason. Otherwise it names the reason, its own limits first: CLIENT_LIMIT_REACHED is the case teams forget.
  * It never restarts after CURSOR_EXPIRED and never merges pages of two snapshots.
  */
+import { z } from 'zod';
 import type { ReasonCode } from '../contract/codes.ts';
 import type { Continuation, Reason, Scope, ToolResult, Warning } from '../contract/envelope.ts';
 import { interpretToolResult } from './results.ts';
@@ -90,8 +91,27 @@ const MORE = 'MORE_PAGES_AVAILABLE';
 
 class DeadlineReached extends Error {}
 
+const PagerSettingsSchema = z.object({
+  pageSize: z.number().int().positive(),
+  budget: z.object({
+    maxPages: z.number().int().positive(),
+    maxItems: z.number().int().positive(),
+    timeBudgetMs: z.number().positive(),
+    deadline: z.number().finite().optional(),
+  }),
+});
+
 export async function collectAllPages<T>(options: CollectAllPagesOptions<T>): Promise<ToolResult<T>> {
-  const budget = { ...defaultPagerBudget(), ...options.budget };
+  const settings = PagerSettingsSchema.safeParse({
+    pageSize: options.pageSize,
+    budget: { ...defaultPagerBudget(), ...options.budget },
+  });
+  if (!settings.success) {
+    // A wrong budget is a programming error: it fails loudly rather than turning into a silent limit.
+    const problems = settings.error.issues.map((i) => `collectAllPages.${i.path.join('.')}: ${i.message}`);
+    throw new Error(`invalid pager options: ${problems.join('; ')}`);
+  }
+  const { budget } = settings.data;
   const clock = options.clock ?? systemClock;
   const requireSnapshot = options.requireSnapshot ?? true;
   const start = clock.now();

@@ -113,7 +113,7 @@ export class ToolCallRunner {
     const sequence = session.nextSequence();
     const attributes = this.#attributes(tool, session, 'read', callId, sequence, args);
     return this.#tracer.startActiveSpan(tool.spanName, { kind: SpanKind.INTERNAL, attributes }, (span) =>
-      this.#execute(span, tool, session, callId, sequence, execute),
+      this.#execute(span, tool, session, callId, sequence, execute, true),
     );
   }
 
@@ -151,12 +151,13 @@ export class ToolCallRunner {
       tool.spanName,
       { kind: SpanKind.INTERNAL, attributes },
       async (span): Promise<MutationOutcome<T, V>> => {
-        if (verdict.decision !== 'allowed' && verdict.review) {
+        if (verdict.decision !== 'allowed') {
           // Not run, and not a span error: the guard did its job.
           span.end();
+          if (!verdict.review) throw new Error('tooltrail: the guard refused without a review request');
           return { decision: verdict.decision, callId, sequence, findings: verdict.findings, review: verdict.review };
         }
-        const outcome = await this.#execute(span, tool, session, callId, sequence, execute);
+        const outcome = await this.#execute(span, tool, session, callId, sequence, execute, false);
         return { ...outcome, decision: 'allowed', findings: [] };
       },
     );
@@ -197,6 +198,8 @@ export class ToolCallRunner {
     callId: string,
     sequence: number,
     execute: Execute<V>,
+    /** Only reads are evidence: a mutation's own result says nothing about what a later mutation may rely on. */
+    isEvidence: boolean,
   ): Promise<ReadOutcome<T, V>> {
     let value: V;
     try {
@@ -206,7 +209,7 @@ export class ToolCallRunner {
       const result = errorResult({ type, message });
       span.setAttributes(resultAttributes(result));
       span.end();
-      session.evidence.add(this.#record(tool, callId, sequence, result));
+      if (isEvidence) session.evidence.add(this.#record(tool, callId, sequence, result));
       throw err;
     }
     try {
@@ -223,7 +226,7 @@ export class ToolCallRunner {
         const recorded = this.#project(value, tool.recordResult);
         if (recorded !== undefined) span.setAttribute(GenAi.TOOL_CALL_RESULT, recorded);
       }
-      session.evidence.add(this.#record(tool, callId, sequence, result));
+      if (isEvidence) session.evidence.add(this.#record(tool, callId, sequence, result));
       return {
         callId,
         sequence,

@@ -282,3 +282,27 @@ test('counts the guard decisions of a session', async () => {
   await archive(session, { ids: ['a'] }, { basis: 'presence', targets: ['a'], evidence: [] });
   assert.deepEqual(session.decisions(), { allowed: 1, refused: 1, review_requested: 0 });
 });
+
+test('refuses absence-based targets that the evidence did return', async () => {
+  const { tt, session, archive } = setup();
+  const read = tt.readTool('list_in_use', () => completeResult({ items: [{ id: 'keep' }], scope: SCOPE }));
+  const out = await archive(
+    session,
+    { ids: ['keep', 'gone'] },
+    { basis: 'absence', targets: ['keep', 'gone'], evidence: [await read(session, {})] },
+  );
+  assert.deepEqual(findingCodes(out), ['TARGETS_PRESENT_IN_EVIDENCE']);
+});
+
+test("a mutation's own result is never evidence for another mutation", async () => {
+  const { tt, session, archive } = setup();
+  const read = tt.readTool('inventory', () => completeResult({ items: [{ id: 'a' }], scope: SCOPE }));
+  const first = await archive(
+    session,
+    { ids: ['a'] },
+    { basis: 'presence', targets: ['a'], evidence: [await read(session, {})] },
+  );
+  assert.equal(first.decision, 'allowed');
+  const chained = await archive(session, { ids: ['a'] }, { basis: 'presence', targets: ['a'], evidence: [first] });
+  assert.deepEqual(findingCodes(chained), ['EVIDENCE_NOT_FOUND']);
+});

@@ -274,3 +274,13 @@ test('keeps each page warning once, apart from the reasons', async () => {
   assert.equal(r.completeness.complete, true, 'a warning never makes a result incomplete');
   assert.deepEqual(r.warnings, [w]);
 });
+
+test('a wrong budget fails loudly, naming every bad key', async () => {
+  await assert.rejects(
+    collectAllPages({ fetchPage: async () => [], pageSize: 0, budget: { maxPages: -1, maxItems: 1.5 } }),
+    (err: Error) =>
+      /collectAllPages\.pageSize/.test(err.message) &&
+      /collectAllPages\.budget\.maxPages/.test(err.message) &&
+      /collectAllPages\.budget\.maxItems/.test(err.message),
+  );
+});
