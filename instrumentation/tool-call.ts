@@ -143,6 +143,9 @@ export class ToolCallRunner {
     if (plan) {
       attributes[Attr.MUTATION_BASIS] = plan.basis;
       attributes[Attr.MUTATION_TARGET_COUNT] = plan.targets.length;
+      // What the mutation acts in, so detectors can relate it to reads of that resource even when it never ran;
+      // a scope declared by the mutation's own result replaces it.
+      if (plan.resource !== undefined) attributes[Attr.SCOPE_RESOURCE] = plan.resource;
     }
     attributes[Attr.MUTATION_EVIDENCE_SNAPSHOTS] = verdict.evidenceSnapshots;
     attributes[Attr.MUTATION_EVIDENCE_CALL_IDS] = verdict.evidenceCallIds;

@@ -290,3 +290,13 @@ test('a recording policy other than raw or hash is rejected when the tool is def
     /record\.arguments/,
   );
 });
+
+test("a mutation span names the plan's resource, so it relates to reads of that resource even when refused", async () => {
+  const s = session();
+  const del = tt.mutationTool('delete_accounts', () => completeResult({}));
+  const out = await del(s, {}, { basis: 'absence', targets: ['x'], evidence: [], resource: 'service_accounts' });
+  assert.equal(out.decision, 'refused');
+  const span = await lastSpan();
+  assert.deepEqual(keys(span), [...BASE, ...MUTATION, Attr.SCOPE_RESOURCE].sort());
+  assert.equal(span.attributes[Attr.SCOPE_RESOURCE], 'service_accounts');
+});
