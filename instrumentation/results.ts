@@ -3,6 +3,7 @@
  * a tool that says nothing (or says something invalid) is `complete: false` with COMPLETENESS_UNKNOWN.
  */
 import type { ReasonCode, WarningCode } from '../contract/codes.ts';
+import { RESULT_STATUSES } from '../contract/codes.ts';
 import type { Continuation, Reason, Scope, ToolResult, Warning } from '../contract/envelope.ts';
 import { ToolResultRuntimeSchema } from '../contract/envelope.ts';
 
@@ -40,8 +41,12 @@ export function interpretToolResult<T = unknown>(value: unknown): InterpretedRes
   };
 }
 
+/** A value claims the contract when it has `completeness`, or a `status` among the contract's statuses. */
 function claimsContract(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && ('completeness' in value || 'status' in value);
+  if (typeof value !== 'object' || value === null) return false;
+  if ('completeness' in value) return true;
+  const status = (value as { status?: unknown }).status;
+  return typeof status === 'string' && (RESULT_STATUSES as readonly string[]).includes(status);
 }
 
 /** Unknown completeness: the data is kept, the claim is not. */

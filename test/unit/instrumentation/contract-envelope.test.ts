@@ -122,7 +122,8 @@ test('reasons and warnings are separate lists: a warning never makes a result in
 });
 
 test('a tool that reports nothing about completeness yields complete false with COMPLETENESS_UNKNOWN', () => {
-  for (const value of [[], [1, 2], { rows: [] }, null, undefined, 'ok', { items: [], next_cursor: null }]) {
+  const http = { status: 200, items: [] };
+  for (const value of [[], [1, 2], { rows: [] }, null, undefined, 'ok', { items: [], next_cursor: null }, http]) {
     const r = interpretToolResult(value);
     assert.equal(r.recognized, 'unknown', JSON.stringify(value));
     assert.equal(r.result.completeness.complete, false);
