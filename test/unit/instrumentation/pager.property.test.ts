@@ -7,7 +7,7 @@ import { FakeClock } from './fixtures/fake-clock.ts';
 import type { Disruption, DisruptionKind, FakeSourceOptions } from './fixtures/paginated-source.ts';
 import { FakePaginatedSource } from './fixtures/paginated-source.ts';
 
-const RUNS = 150;
+const RUNS = 120;
 const KINDS: DisruptionKind[] = [
   'insert',
   'delete',
