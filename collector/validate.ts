@@ -71,6 +71,21 @@ function u64(v: Int64 | null | undefined): bigint {
   return BigInt(v);
 }
 
+/** -1, 0 or 1 comparing two fixed64 values; decoded Longs are compared by their halves, without bigints. */
+function compareU64(a: Int64 | null | undefined, b: Int64 | null | undefined): number {
+  if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null) {
+    const ah = a.high >>> 0;
+    const bh = b.high >>> 0;
+    if (ah !== bh) return ah < bh ? -1 : 1;
+    const al = a.low >>> 0;
+    const bl = b.low >>> 0;
+    return al === bl ? 0 : al < bl ? -1 : 1;
+  }
+  const x = u64(a);
+  const y = u64(b);
+  return x === y ? 0 : x < y ? -1 : 1;
+}
+
 function depth(v: AnyValue | null | undefined): number {
   if (!v) return 0;
   if (v.arrayValue) return 1 + Math.max(0, ...v.arrayValue.values.map(depth));
@@ -137,11 +152,13 @@ function spanProblem(span: Span, invalidUtf8: number): Problem | undefined {
     return new Problem('invalid_parent_span_id', `parent_span_id must be empty or 8 bytes, got ${parent.length}`);
   }
   if (invalidUtf8 > 0) return new Problem('invalid_utf8', `${invalidUtf8} string(s) are not valid UTF-8`);
-  const start = u64(span.startTimeUnixNano);
-  const end = u64(span.endTimeUnixNano);
-  if (start === 0n) return new Problem('invalid_timestamps', 'start_time_unix_nano must be set');
-  if (end === 0n) return new Problem('invalid_timestamps', 'end_time_unix_nano must be set');
-  if (end < start) return new Problem('invalid_timestamps', 'end_time_unix_nano is before start_time_unix_nano');
+  const start = span.startTimeUnixNano;
+  const end = span.endTimeUnixNano;
+  if (compareU64(start, 0) === 0) return new Problem('invalid_timestamps', 'start_time_unix_nano must be set');
+  if (compareU64(end, 0) === 0) return new Problem('invalid_timestamps', 'end_time_unix_nano must be set');
+  if (compareU64(end, start) < 0) {
+    return new Problem('invalid_timestamps', 'end_time_unix_nano is before start_time_unix_nano');
+  }
   const kind = span.kind ?? 0;
   if (kind < 0 || kind > 5) return new Problem('invalid_kind', `kind ${kind} is not a SpanKind`);
   const code = span.status?.code ?? 0;

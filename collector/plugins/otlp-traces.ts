@@ -130,6 +130,69 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
     sendStatus(reply, formatOf(request.headers['content-type']), e.statusCode, e.rpcCode, e.message);
   });
 
+  interface Outcome {
+    /** Resolves once the sink holds the accepted spans; absent when none was accepted. */
+    written?: Promise<void>;
+    accepted: number;
+    rejected: number;
+    errorMessage: string;
+  }
+
+  /** Decodes, validates, stamps the tenant and hands the accepted spans to the sink; throws refusals. */
+  const accept = (body: Buffer, format: Format, tenant: string): Outcome => {
+    let decoded: ExportTraceServiceRequest;
+    let invalidUtf8: ((m: object) => number) | undefined;
+    let received: ((span: Span) => Uint8Array | undefined) | undefined;
+    let prior: JsonSpanRejection[] = [];
+    if (format === 'protobuf') {
+      try {
+        const checked = decodeExportTraceServiceRequestChecked(body);
+        decoded = checked.request;
+        invalidUtf8 = checked.invalidUtf8;
+        received = checked.encodedSpan;
+      } catch (err) {
+        if (err instanceof OtlpDecodeError) throw refuse.notOtlp(err.message);
+        throw err;
+      }
+    } else {
+      if (!isUtf8(body)) throw refuse.notOtlp('the JSON body is not valid UTF-8');
+      let json: unknown;
+      try {
+        json = JSON.parse(body.toString('utf8'));
+      } catch (err) {
+        throw refuse.notOtlp(`the body is not JSON: ${(err as Error).message}`);
+      }
+      try {
+        const converted = exportTraceServiceRequestFromJson(json);
+        decoded = converted.request;
+        prior = converted.rejections;
+      } catch (err) {
+        if (err instanceof OtlpJsonError)
+          throw refuse.notOtlp(`not an OTLP/JSON ExportTraceServiceRequest: ${err.message}`);
+        throw err;
+      }
+    }
+    const result = validateRequest(decoded, { ...(invalidUtf8 ? { invalidUtf8 } : {}), prior });
+    for (const [reason, n] of result.byReason) metrics.spansRejected.inc({ tenant, reason }, n);
+    const outcome: Outcome = {
+      accepted: result.accepted,
+      rejected: result.rejected,
+      errorMessage: rejectionMessage(result),
+    };
+    if (result.accepted > 0) {
+      metrics.tenantOverrides.inc({ tenant }, stampTenant(result.request, tenant));
+      const encodedSpan = received
+        ? (span: Span) => (result.modified.has(span) ? undefined : received?.(span))
+        : undefined;
+      outcome.written = sink.write(result.request, {
+        tenant,
+        spanCount: result.accepted,
+        ...(encodedSpan ? { encodedSpan } : {}),
+      });
+    }
+    return outcome;
+  };
+
   app.post<{ Body: Buffer | undefined }>(
     TRACES_PATH,
     {
@@ -156,64 +219,24 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
         throw refuse.unsupportedMediaType(`Content-Type must be ${PROTOBUF} or ${JSON_TYPE}`);
       }
       const body = request.body ?? Buffer.alloc(0);
-      let decoded: ExportTraceServiceRequest;
-      let invalidUtf8: ((m: object) => number) | undefined;
-      let received: ((span: Span) => Uint8Array | undefined) | undefined;
-      let prior: JsonSpanRejection[] = [];
-      if (format === 'protobuf') {
+      // Nothing below may keep the decoded request alive while Kafka is awaited: spans that survive a young GC
+      // are copied and promoted, which cost more than decoding them. `accept` returns only counts and a promise.
+      request.body = undefined;
+      const outcome = accept(body, format, request.tenant);
+      if (outcome.written) {
         try {
-          const checked = decodeExportTraceServiceRequestChecked(body);
-          decoded = checked.request;
-          invalidUtf8 = checked.invalidUtf8;
-          received = checked.encodedSpan;
-        } catch (err) {
-          if (err instanceof OtlpDecodeError) throw refuse.notOtlp(err.message);
-          throw err;
-        }
-      } else {
-        if (!isUtf8(body)) throw refuse.notOtlp('the JSON body is not valid UTF-8');
-        let json: unknown;
-        try {
-          json = JSON.parse(body.toString('utf8'));
-        } catch (err) {
-          throw refuse.notOtlp(`the body is not JSON: ${(err as Error).message}`);
-        }
-        try {
-          const converted = exportTraceServiceRequestFromJson(json);
-          decoded = converted.request;
-          prior = converted.rejections;
-        } catch (err) {
-          if (err instanceof OtlpJsonError)
-            throw refuse.notOtlp(`not an OTLP/JSON ExportTraceServiceRequest: ${err.message}`);
-          throw err;
-        }
-      }
-
-      const tenant = request.tenant;
-      const result = validateRequest(decoded, { ...(invalidUtf8 ? { invalidUtf8 } : {}), prior });
-      for (const [reason, n] of result.byReason) metrics.spansRejected.inc({ tenant, reason }, n);
-      if (result.accepted > 0) {
-        metrics.tenantOverrides.inc({ tenant }, stampTenant(result.request, tenant));
-        try {
-          const encodedSpan = received
-            ? (span: Span) => (result.modified.has(span) ? undefined : received?.(span))
-            : undefined;
-          await sink.write(result.request, {
-            tenant,
-            spanCount: result.accepted,
-            ...(encodedSpan ? { encodedSpan } : {}),
-          });
+          await outcome.written;
         } catch (err) {
           if (err instanceof SinkUnavailableError) {
-            metrics.spansThrottled.inc({ tenant, status: '503' }, result.accepted);
+            metrics.spansThrottled.inc({ tenant: request.tenant, status: '503' }, outcome.accepted);
             throw refuse.unavailable(err.message, err.retryAfterSeconds);
           }
           throw err;
         }
-        metrics.spansAccepted.inc({ tenant }, result.accepted);
+        metrics.spansAccepted.inc({ tenant: request.tenant }, outcome.accepted);
       }
       const partialSuccess =
-        result.rejected > 0 ? { rejectedSpans: result.rejected, errorMessage: rejectionMessage(result) } : null;
+        outcome.rejected > 0 ? { rejectedSpans: outcome.rejected, errorMessage: outcome.errorMessage } : null;
       if (format === 'protobuf') {
         reply.header('content-type', PROTOBUF);
         return reply.send(Buffer.from(encodeExportTraceServiceResponse(partialSuccess ? { partialSuccess } : {})));

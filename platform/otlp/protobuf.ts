@@ -128,8 +128,19 @@ class CheckedReader extends protobuf.BufferReader {
 
 /** Invalid UTF-8 strings found inside each decoded message (span, scope, resource, and their containers). */
 const invalidUtf8Counts = new WeakMap<object, number>();
-/** Each decoded span's bytes as received, so an unchanged span can be forwarded without re-encoding it. */
-const encodedSpans = new WeakMap<object, Uint8Array>();
+/**
+ * Where each decoded span lies in its input, so an unchanged span can be forwarded without re-encoding it. Kept as
+ * symbol-keyed properties of the span (the generated encoders ignore them), not in a WeakMap: 512 ephemerons per
+ * request made every young-generation GC slower.
+ */
+const RAW_INPUT = Symbol('otlp.raw.input');
+const RAW_START = Symbol('otlp.raw.start');
+const RAW_END = Symbol('otlp.raw.end');
+interface RawLocated {
+  [RAW_INPUT]?: Uint8Array;
+  [RAW_START]?: number;
+  [RAW_END]?: number;
+}
 const spanType = traceV1.Span as GeneratedType<unknown>;
 
 // Record, per message of these types, how many invalid strings its decoding met (its nested messages included).
@@ -147,7 +158,10 @@ for (const type of [
     const message = decode.call(this, reader, length, error);
     if (reader.invalidUtf8 !== before) invalidUtf8Counts.set(message, reader.invalidUtf8 - before);
     if (type === spanType && length !== undefined) {
-      encodedSpans.set(message, (reader.buf as Buffer).subarray(reader.pos - length, reader.pos));
+      const located = message as RawLocated;
+      located[RAW_INPUT] = reader.buf;
+      located[RAW_START] = reader.pos - length;
+      located[RAW_END] = reader.pos;
     }
     return message;
   };
@@ -181,7 +195,11 @@ export function decodeExportTraceServiceRequestChecked(bytes: Uint8Array): Check
   } catch (err) {
     throw new OtlpDecodeError(`not a valid ExportTraceServiceRequest: ${(err as Error).message}`);
   }
-  const encodedSpan = (span: Span) => encodedSpans.get(span);
+  const input = reader.buf as Buffer;
+  const encodedSpan = (span: Span) => {
+    const located = span as RawLocated;
+    return located[RAW_INPUT] === input ? input.subarray(located[RAW_START], located[RAW_END]) : undefined;
+  };
   if (reader.invalidUtf8 === 0) return { request, invalidUtf8: () => 0, encodedSpan };
   return { request, invalidUtf8: (m) => invalidUtf8Counts.get(m) ?? 0, encodedSpan };
 }
