@@ -23,6 +23,7 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 15_000;
 /** Matches the collector's default, so either can create the topic. */
 export const DEFAULT_TOPIC_PARTITIONS = 3;
 export const DEFAULT_SESSION_TIMEOUT_MS = 30_000;
+export const DEFAULT_CONCURRENCY = 3;
 
 export interface IngestConfig {
   kafka: {
@@ -57,6 +58,11 @@ export interface IngestConfig {
     /** The broker holds a fetch up to this long to collect `minFetchBytes`. */
     lingerMs: number;
     minFetchBytes: number;
+    /**
+     * Partitions worked on at once: while one partition's insert runs in ClickHouse, another's batch is decoded,
+     * which keeps both the ingest and ClickHouse busy.
+     */
+    concurrency: number;
   };
   retry: {
     /** Backoff after a failed insert (ClickHouse down): doubles from initial up to max. */
@@ -101,6 +107,7 @@ export function defaultIngestConfig(env: NodeJS.ProcessEnv = process.env): Inges
       maxBytes: DEFAULT_BATCH_MAX_BYTES,
       lingerMs: DEFAULT_LINGER_MS,
       minFetchBytes: DEFAULT_MIN_FETCH_BYTES,
+      concurrency: DEFAULT_CONCURRENCY,
     },
     retry: { initialBackoffMs: DEFAULT_BACKOFF_INITIAL_MS, maxBackoffMs: DEFAULT_BACKOFF_MAX_MS },
     metrics: { host: '127.0.0.1', lagIntervalMs: DEFAULT_LAG_INTERVAL_MS },
@@ -136,6 +143,7 @@ export const IngestConfigSchema = z
       maxBytes: positive,
       lingerMs: z.number().int().min(0).max(60_000),
       minFetchBytes: z.number().int().min(1),
+      concurrency: z.number().int().min(1).max(64),
     }),
     retry: z.object({ initialBackoffMs: positive, maxBackoffMs: positive }),
     defaultTenant: z.string().min(1).optional(),

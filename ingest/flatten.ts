@@ -164,128 +164,111 @@ function stringArray(v: AnyValue | null | undefined): string[] | undefined {
 
 // ---------------------------------------------------------------------------------------------- tool spans
 
-/** Attributes that become typed columns of tool_calls (everything else goes to the `attributes` map). */
-type TypedKey = AttrName | (typeof GenAi)[keyof typeof GenAi];
-
-const TOOL_COLUMNS_BY_ATTRIBUTE: ReadonlySet<string> = new Set<TypedKey>([
-  GenAi.OPERATION_NAME,
-  GenAi.TOOL_NAME,
-  GenAi.TOOL_CALL_ID,
-  GenAi.CONVERSATION_ID,
-  GenAi.AGENT_NAME,
-  GenAi.AGENT_ID,
-  Attr.EFFECT,
-  Attr.RESULT_STATUS,
-  Attr.RESULT_COMPLETE,
-  Attr.RESULT_REASONS,
-  Attr.RESULT_ITEM_COUNT,
-  Attr.RESULT_CONTINUATION,
-  Attr.SCOPE_RESOURCE,
-  Attr.SCOPE_VISIBILITY,
-  Attr.SCOPE_SNAPSHOT,
-  Attr.WARNINGS,
-  Attr.MUTATION_BASIS,
-  Attr.MUTATION_TARGET_COUNT,
-  Attr.MUTATION_EVIDENCE_SNAPSHOTS,
-  Attr.MUTATION_EVIDENCE_CALL_IDS,
-  Attr.GUARD_DECISION,
-  Attr.SESSION_SEQUENCE,
-]);
-
-/** The GenAi string attributes, which the contract does not type (they are OTel's). */
-const GENAI_STRINGS: ReadonlySet<string> = new Set(Object.values(GenAi));
-
 /**
- * Puts a typed attribute into its column. Returns false when its value is not of the contract's type: the
- * column keeps its default (for `complete`: false, not reported) and the raw value stays in `attributes`.
+ * Puts a typed attribute into its column and returns true; returns false when the value is not of the contract's
+ * type: the column keeps its default (for `complete`: false, not reported) and the raw value stays in `attributes`.
  */
-function setTypedColumn(row: ToolCallRow, key: string, v: AnyValue): boolean {
-  const expected = GENAI_STRINGS.has(key) ? 'string' : ATTRIBUTE_TYPES[key as AttrName];
-  switch (expected) {
-    case 'string': {
-      const s = v.stringValue;
-      if (s == null) return false;
-      switch (key) {
-        case GenAi.OPERATION_NAME:
-          return true;
-        case GenAi.TOOL_NAME:
-          row.tool_name = s;
-          return true;
-        case GenAi.TOOL_CALL_ID:
-          row.tool_call_id = s;
-          return true;
-        case GenAi.CONVERSATION_ID:
-          row.session_id = s;
-          return true;
-        case GenAi.AGENT_NAME:
-          row.agent_name = s;
-          return true;
-        case GenAi.AGENT_ID:
-          row.agent_id = s;
-          return true;
-        case Attr.EFFECT:
-          row.effect = s;
-          return true;
-        case Attr.RESULT_STATUS:
-          row.result_status = s;
-          return true;
-        case Attr.RESULT_CONTINUATION:
-          row.result_continuation = s;
-          return true;
-        case Attr.SCOPE_RESOURCE:
-          row.scope_resource = s;
-          return true;
-        case Attr.SCOPE_VISIBILITY:
-          row.scope_visibility = s;
-          return true;
-        case Attr.SCOPE_SNAPSHOT:
-          row.scope_snapshot = s;
-          return true;
-        case Attr.MUTATION_BASIS:
-          row.mutation_basis = s;
-          return true;
-        case Attr.GUARD_DECISION:
-          row.guard_decision = s;
-          return true;
-      }
-      return false;
-    }
-    case 'bool': {
-      if (key !== Attr.RESULT_COMPLETE || v.boolValue == null) return false;
+type ColumnSetter = (row: ToolCallRow, v: AnyValue) => boolean;
+
+function stringColumn(set: (row: ToolCallRow, s: string) => void): ColumnSetter {
+  return (row, v) => {
+    const s = v.stringValue;
+    if (s == null) return false;
+    set(row, s);
+    return true;
+  };
+}
+
+function intColumn(set: (row: ToolCallRow, text: string) => boolean): ColumnSetter {
+  return (row, v) => (v.intValue == null ? false : set(row, int64Text(v.intValue)));
+}
+
+function stringArrayColumn(set: (row: ToolCallRow, a: string[]) => void): ColumnSetter {
+  return (row, v) => {
+    const a = stringArray(v);
+    if (!a) return false;
+    set(row, a);
+    return true;
+  };
+}
+
+/** Every attribute that has a typed column in tool_calls, with the contract's type (ATTRIBUTE_TYPES). */
+const COLUMN_SETTERS: ReadonlyMap<string, ColumnSetter> = new Map<string, ColumnSetter>([
+  // Implied by the table: every row is an execute_tool span.
+  [GenAi.OPERATION_NAME, (_row, v) => v.stringValue != null],
+  [GenAi.TOOL_NAME, stringColumn((r, s) => (r.tool_name = s))],
+  [GenAi.TOOL_CALL_ID, stringColumn((r, s) => (r.tool_call_id = s))],
+  [GenAi.CONVERSATION_ID, stringColumn((r, s) => (r.session_id = s))],
+  [GenAi.AGENT_NAME, stringColumn((r, s) => (r.agent_name = s))],
+  [GenAi.AGENT_ID, stringColumn((r, s) => (r.agent_id = s))],
+  [Attr.EFFECT, stringColumn((r, s) => (r.effect = s))],
+  [Attr.RESULT_STATUS, stringColumn((r, s) => (r.result_status = s))],
+  [
+    Attr.RESULT_COMPLETE,
+    (row, v) => {
+      if (v.boolValue == null) return false;
       row.result_complete = v.boolValue;
       row.complete_reported = true;
       return true;
-    }
-    case 'int': {
-      if (v.intValue == null) return false;
-      const text = int64Text(v.intValue);
-      if (key === Attr.RESULT_ITEM_COUNT) row.result_item_count = text;
-      else if (key === Attr.MUTATION_TARGET_COUNT) row.mutation_target_count = text;
-      else if (key === Attr.SESSION_SEQUENCE) {
-        if (text.startsWith('-')) return false; // UInt64 column: a negative sequence is kept raw in `attributes`
-        row.sequence = text;
-      } else return false;
+    },
+  ],
+  [Attr.RESULT_REASONS, stringArrayColumn((r, a) => (r.result_reasons = a))],
+  [
+    Attr.RESULT_ITEM_COUNT,
+    intColumn((r, t) => {
+      r.result_item_count = t;
       return true;
-    }
-    case 'string[]': {
-      const arr = stringArray(v);
-      if (!arr) return false;
-      if (key === Attr.RESULT_REASONS) row.result_reasons = arr;
-      else if (key === Attr.WARNINGS) row.warnings = arr;
-      else if (key === Attr.MUTATION_EVIDENCE_SNAPSHOTS) row.evidence_snapshots = arr;
-      else if (key === Attr.MUTATION_EVIDENCE_CALL_IDS) row.evidence_call_ids = arr;
-      else return false;
+    }),
+  ],
+  [Attr.RESULT_CONTINUATION, stringColumn((r, s) => (r.result_continuation = s))],
+  [Attr.SCOPE_RESOURCE, stringColumn((r, s) => (r.scope_resource = s))],
+  [Attr.SCOPE_VISIBILITY, stringColumn((r, s) => (r.scope_visibility = s))],
+  [Attr.SCOPE_SNAPSHOT, stringColumn((r, s) => (r.scope_snapshot = s))],
+  [Attr.WARNINGS, stringArrayColumn((r, a) => (r.warnings = a))],
+  [Attr.MUTATION_BASIS, stringColumn((r, s) => (r.mutation_basis = s))],
+  [
+    Attr.MUTATION_TARGET_COUNT,
+    intColumn((r, t) => {
+      r.mutation_target_count = t;
       return true;
-    }
-  }
-  return false;
+    }),
+  ],
+  [Attr.MUTATION_EVIDENCE_SNAPSHOTS, stringArrayColumn((r, a) => (r.evidence_snapshots = a))],
+  [Attr.MUTATION_EVIDENCE_CALL_IDS, stringArrayColumn((r, a) => (r.evidence_call_ids = a))],
+  [Attr.GUARD_DECISION, stringColumn((r, s) => (r.guard_decision = s))],
+  // UInt64 column: a negative sequence is kept raw in `attributes`.
+  [
+    Attr.SESSION_SEQUENCE,
+    intColumn((r, t) => {
+      if (t.startsWith('-')) return false;
+      r.sequence = t;
+      return true;
+    }),
+  ],
+]);
+
+// The contract's declared type for each typed tooltrail attribute must match the setter used above.
+for (const [key, type] of Object.entries(ATTRIBUTE_TYPES)) {
+  if (COLUMN_SETTERS.has(key) || key === Attr.TENANT || key === Attr.SEMCONV_VERSION) continue;
+  throw new Error(`flatten: contract attribute ${key} (${type}) has no tool_calls column`);
 }
+
+const OPERATION_NAME = GenAi.OPERATION_NAME;
+const WARNING_EVENT = WarningEvent.NAME;
+const WARNING_CODE = WarningEvent.CODE;
+const WARNING_SOURCE = WarningEvent.SOURCE;
+const WARNING_MESSAGE = WarningEvent.MESSAGE;
+const TENANT = Attr.TENANT;
+const SERVICE_NAME = OtelResource.SERVICE_NAME;
+/** Shared by rows without events/links: never mutated (rows are read-only once built). */
+const NO_STRINGS: string[] = [];
+const NO_MAPS: StringMap[] = [];
 
 function isToolSpan(span: Span): boolean {
   const attrs = span.attributes;
   if (!attrs) return false;
   for (const kv of attrs) {
-    if (kv.key === GenAi.OPERATION_NAME) return kv.value?.stringValue === EXECUTE_TOOL;
+    if (kv.key === OPERATION_NAME) return kv.value?.stringValue === EXECUTE_TOOL;
   }
   return false;
 }
@@ -309,6 +292,7 @@ interface CommonFields {
 
 function eventsOf(span: Span, startTime: NanoTime) {
   const events = span.events ?? [];
+  if (events.length === 0) return { times: NO_STRINGS, names: NO_STRINGS, attrs: NO_MAPS };
   const times: NanoTime[] = new Array(events.length);
   const names: string[] = new Array(events.length);
   const attrs: StringMap[] = new Array(events.length);
@@ -324,6 +308,7 @@ function eventsOf(span: Span, startTime: NanoTime) {
 
 function linksOf(span: Span) {
   const links = span.links ?? [];
+  if (links.length === 0) return { traceIds: NO_STRINGS, spanIds: NO_STRINGS, states: NO_STRINGS, attrs: NO_MAPS };
   const traceIds: string[] = new Array(links.length);
   const spanIds: string[] = new Array(links.length);
   const states: string[] = new Array(links.length);
@@ -392,20 +377,21 @@ function toolCallRow(span: Span, ctx: SpanContext, c: CommonFields, out: Rows): 
   for (const kv of span.attributes ?? []) {
     const key = kv.key;
     if (key == null) continue;
-    if (TOOL_COLUMNS_BY_ATTRIBUTE.has(key) && kv.value && setTypedColumn(row, key, kv.value)) continue;
+    const setter = COLUMN_SETTERS.get(key);
+    if (setter !== undefined && kv.value && setter(row, kv.value)) continue;
     row.attributes[key] = valueText(kv.value);
   }
   out.toolCalls.push(row);
 
   for (let i = 0; i < ev.names.length; i++) {
-    if (ev.names[i] !== WarningEvent.NAME) continue;
+    if (ev.names[i] !== WARNING_EVENT) continue;
     const a = ev.attrs[i]!;
     const w: WarningRow = {
       tenant: ctx.tenant,
       time: ev.times[i]!,
-      code: a[WarningEvent.CODE] ?? '',
-      source: a[WarningEvent.SOURCE] ?? '',
-      message: a[WarningEvent.MESSAGE] ?? '',
+      code: a[WARNING_CODE] ?? '',
+      source: a[WARNING_SOURCE] ?? '',
+      message: a[WARNING_MESSAGE] ?? '',
       tool_name: row.tool_name,
       agent_name: row.agent_name,
       session_id: row.session_id,
@@ -459,9 +445,9 @@ export function flattenInto(
   for (let r = 0; r < resourceSpans.length; r++) {
     const rs = resourceSpans[r]!;
     const resourceAttrs = rs.resource?.attributes;
-    const tenant = options.tenant || findString(resourceAttrs, Attr.TENANT) || options.defaultTenant;
+    const tenant = options.tenant || findString(resourceAttrs, TENANT) || options.defaultTenant;
     const resourceAttributes = attributeMap(resourceAttrs);
-    const serviceName = findString(resourceAttrs, OtelResource.SERVICE_NAME) ?? '';
+    const serviceName = findString(resourceAttrs, SERVICE_NAME) ?? '';
     const scopeSpans: ScopeSpans[] = rs.scopeSpans ?? [];
     for (let s = 0; s < scopeSpans.length; s++) {
       const ss = scopeSpans[s]!;

@@ -9,6 +9,8 @@
  */
 
 /** A DateTime64(9) value: unix seconds with nine decimals. */
+import type { NativeType } from './native.ts';
+
 export type NanoTime = string;
 export type StringMap = Record<string, string>;
 
@@ -204,3 +206,92 @@ export function emptyRows(): Rows {
 export function rowCount(rows: Rows): number {
   return rows.toolCalls.length + rows.warnings.length + rows.spans.length;
 }
+
+/** Column types for the Native encoder (ingest/native.ts), in the order of the column lists above. */
+export const TOOL_CALL_NATIVE = [
+  ['tenant', 'String'],
+  ['session_id', 'String'],
+  ['sequence', 'Nullable(UInt64)'],
+  ['start_time', 'DateTime64'],
+  ['end_time', 'DateTime64'],
+  ['duration_ns', 'UInt64'],
+  ['trace_id', 'String'],
+  ['span_id', 'String'],
+  ['parent_span_id', 'String'],
+  ['trace_state', 'String'],
+  ['span_name', 'String'],
+  ['span_kind', 'String'],
+  ['tool_call_id', 'String'],
+  ['tool_name', 'String'],
+  ['agent_name', 'String'],
+  ['agent_id', 'String'],
+  ['service_name', 'String'],
+  ['scope_name', 'String'],
+  ['scope_version', 'String'],
+  ['effect', 'String'],
+  ['span_status_code', 'String'],
+  ['span_status_message', 'String'],
+  ['result_status', 'String'],
+  ['result_complete', 'Bool'],
+  ['complete_reported', 'Bool'],
+  ['result_reasons', 'Array(String)'],
+  ['result_item_count', 'Nullable(Int64)'],
+  ['result_continuation', 'String'],
+  ['scope_resource', 'String'],
+  ['scope_visibility', 'String'],
+  ['scope_snapshot', 'String'],
+  ['warnings', 'Array(String)'],
+  ['mutation_basis', 'String'],
+  ['mutation_target_count', 'Nullable(Int64)'],
+  ['evidence_snapshots', 'Array(String)'],
+  ['evidence_call_ids', 'Array(String)'],
+  ['guard_decision', 'String'],
+  ['attributes', 'Map'],
+  ['resource_attributes', 'Map'],
+  ['event_times', 'Array(DateTime64)'],
+  ['event_names', 'Array(String)'],
+  ['event_attributes', 'Array(Map)'],
+  ['link_trace_ids', 'Array(String)'],
+  ['link_span_ids', 'Array(String)'],
+  ['link_trace_states', 'Array(String)'],
+  ['link_attributes', 'Array(Map)'],
+] as const satisfies readonly (readonly [keyof ToolCallRow, NativeType])[];
+
+export const WARNING_NATIVE = [
+  ['tenant', 'String'],
+  ['time', 'DateTime64'],
+  ['code', 'String'],
+  ['source', 'String'],
+  ['message', 'String'],
+  ['tool_name', 'String'],
+  ['agent_name', 'String'],
+  ['session_id', 'String'],
+  ['trace_id', 'String'],
+  ['span_id', 'String'],
+] as const satisfies readonly (readonly [keyof WarningRow, NativeType])[];
+
+export const SPAN_NATIVE = [
+  ['Tenant', 'String'],
+  ['Timestamp', 'DateTime64'],
+  ['TraceId', 'String'],
+  ['SpanId', 'String'],
+  ['ParentSpanId', 'String'],
+  ['TraceState', 'String'],
+  ['SpanName', 'String'],
+  ['SpanKind', 'String'],
+  ['ServiceName', 'String'],
+  ['ResourceAttributes', 'Map'],
+  ['ScopeName', 'String'],
+  ['ScopeVersion', 'String'],
+  ['SpanAttributes', 'Map'],
+  ['Duration', 'UInt64'],
+  ['StatusCode', 'String'],
+  ['StatusMessage', 'String'],
+  ['Events.Timestamp', 'Array(DateTime64)'],
+  ['Events.Name', 'Array(String)'],
+  ['Events.Attributes', 'Array(Map)'],
+  ['Links.TraceId', 'Array(String)'],
+  ['Links.SpanId', 'Array(String)'],
+  ['Links.TraceState', 'Array(String)'],
+  ['Links.Attributes', 'Array(Map)'],
+] as const satisfies readonly (readonly [keyof SpanRow, NativeType])[];

@@ -56,6 +56,7 @@ export async function startIngest(config: IngestConfig, options: StartIngestOpti
     maxBytesPerPartition: config.batch.maxBytes,
     maxBytes: config.batch.maxBytes * 2,
     sessionTimeoutMs: config.kafka.sessionTimeoutMs,
+    partitionsConcurrently: config.batch.concurrency,
     heartbeatIntervalMs: Math.min(3_000, Math.floor(config.kafka.sessionTimeoutMs / 3)),
   });
   const loop = new IngestLoop({

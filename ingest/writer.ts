@@ -9,7 +9,16 @@ import type { DigestRecorder } from '../audit/recorder.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { encodeJsonCompactEachRow } from './encode.ts';
 import type { IngestMetrics } from './metrics.ts';
-import { type Rows, SPAN_COLUMNS, TOOL_CALL_COLUMNS, WARNING_COLUMNS } from './rows.ts';
+import { encodeNative } from './native.ts';
+import {
+  type Rows,
+  SPAN_COLUMNS,
+  SPAN_NATIVE,
+  TOOL_CALL_COLUMNS,
+  TOOL_CALL_NATIVE,
+  WARNING_COLUMNS,
+  WARNING_NATIVE,
+} from './rows.ts';
 
 export const TABLES = { toolCalls: 'tool_calls', warnings: 'tool_call_warnings', spans: 'spans' } as const;
 
@@ -24,6 +33,8 @@ export interface WriteResult {
   insertMs: number;
 }
 
+export type WireFormat = 'native' | 'json';
+
 export interface RowWriter {
   writeRows(rows: Rows, options?: WriteOptions): Promise<WriteResult>;
 }
@@ -32,6 +43,11 @@ export interface ClickHouseWriterOptions {
   database: string;
   metrics?: IngestMetrics;
   now?: () => number;
+  /**
+   * Insert encoding: `native` (default; ClickHouse parses it 3-5x faster) or `json` (JSONCompactEachRow, readable
+   * in a packet capture; the benchmark's comparison).
+   */
+  format?: WireFormat;
   /** Tamper evidence (audit/README.md): per-tenant, per-hour digests of the rows stored, chained. */
   digests?: DigestRecorder;
 }
@@ -58,9 +74,10 @@ async function insertBody(
   columns: readonly string[],
   body: Buffer,
   token: string | undefined,
+  format: WireFormat,
 ): Promise<void> {
   const result = await ch.exec({
-    query: `INSERT INTO ${table} (${columns.map((c) => `\`${c}\``).join(', ')}) FORMAT JSONCompactEachRow`,
+    query: `INSERT INTO ${table} (${columns.map((c) => `\`${c}\``).join(', ')}) FORMAT ${format === 'native' ? 'Native' : 'JSONCompactEachRow'}`,
     values: Readable.from([body], { objectMode: false }),
     clickhouse_settings: insertSettings(token),
   });
@@ -76,6 +93,7 @@ async function insertBody(
 export function createClickHouseWriter(ch: ClickHouseClient, options: ClickHouseWriterOptions): RowWriter {
   const db = options.database;
   const now = options.now ?? Date.now;
+  const format = options.format ?? 'native';
   return {
     async writeRows(rows, { dedupToken } = {}) {
       const started = now();
@@ -88,8 +106,11 @@ export function createClickHouseWriter(ch: ClickHouseClient, options: ClickHouse
             ch,
             table(TABLES.toolCalls),
             TOOL_CALL_COLUMNS,
-            encodeJsonCompactEachRow(rows.toolCalls, TOOL_CALL_COLUMNS),
+            format === 'native'
+              ? encodeNative(rows.toolCalls, TOOL_CALL_NATIVE)
+              : encodeJsonCompactEachRow(rows.toolCalls, TOOL_CALL_COLUMNS),
             token(TABLES.toolCalls),
+            format,
           ),
         );
       }
@@ -99,8 +120,11 @@ export function createClickHouseWriter(ch: ClickHouseClient, options: ClickHouse
             ch,
             table(TABLES.warnings),
             WARNING_COLUMNS,
-            encodeJsonCompactEachRow(rows.warnings, WARNING_COLUMNS),
+            format === 'native'
+              ? encodeNative(rows.warnings, WARNING_NATIVE)
+              : encodeJsonCompactEachRow(rows.warnings, WARNING_COLUMNS),
             token(TABLES.warnings),
+            format,
           ),
         );
       }
@@ -110,8 +134,11 @@ export function createClickHouseWriter(ch: ClickHouseClient, options: ClickHouse
             ch,
             table(TABLES.spans),
             SPAN_COLUMNS,
-            encodeJsonCompactEachRow(rows.spans, SPAN_COLUMNS),
+            format === 'native'
+              ? encodeNative(rows.spans, SPAN_NATIVE)
+              : encodeJsonCompactEachRow(rows.spans, SPAN_COLUMNS),
             token(TABLES.spans),
+            format,
           ),
         );
       }

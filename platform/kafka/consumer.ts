@@ -87,11 +87,13 @@ export interface BatchConsumerOptions {
   maxBytes?: number;
   sessionTimeoutMs?: number;
   heartbeatIntervalMs?: number;
+  /** Batches of this many partitions are handled at once (each partition's own batches stay in order). */
+  partitionsConcurrently?: number;
 }
 
 export interface BatchConsumer {
   /**
-   * Calls `onBatch` for each fetched batch, one at a time. Nothing is committed automatically and offsets are not
+   * Calls `onBatch` for each fetched batch (one at a time per partition). Nothing is committed automatically and offsets are not
    * advanced unless the handler calls `markFetched`: a batch left unmarked is fetched again.
    */
   run(onBatch: (batch: FetchedBatch, control: BatchControl) => Promise<void>): Promise<void>;
@@ -137,7 +139,7 @@ export async function createBatchConsumer(kafka: KafkaClient, options: BatchCons
       await consumer.run({
         autoCommit: false,
         eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently: 1,
+        partitionsConsumedConcurrently: options.partitionsConcurrently ?? 1,
         eachBatch: async ({ batch, heartbeat, resolveOffset, isRunning, isStale }) => {
           const messages: BatchMessage[] = batch.messages.map((m) => ({
             topic: batch.topic,

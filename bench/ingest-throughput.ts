@@ -1,0 +1,376 @@
+/**
+ * Ingest benchmark, on this machine's real Kafka and ClickHouse:
+ *
+ * 1. Throughput: rows/s from a pre-filled topic (collector-shaped messages: one trace of 8 tool spans plus its
+ *    parent span per message) into ClickHouse by `tooltrail ingest` (exactly-once path: batch log, dedup tokens,
+ *    commits). Baseline in the same run: the ingest's ClickHouse writer alone inserting the same rows already
+ *    flattened in memory (no Kafka, no protobuf decode, no bookkeeping) -- the ceiling the consumer can approach.
+ * 2. End-to-end latency at a steady rate (default 5,000 spans/s): span sent to the collector (OTLP/HTTP protobuf,
+ *    Kafka sink) -> row visible to a ClickHouse query; p50/p99. Collector and ingest run as child processes.
+ * 3. Bytes on disk per tool call after `OPTIMIZE ... FINAL`.
+ *
+ *   node --import tsx bench/ingest-throughput.ts [--rows 200000] [--rounds 3] [--rate 5000] [--seconds 20]
+ *
+ * Prints medians over the rounds. Targets (issue 5): >= 100,000 rows/s; p99 <= 2 s.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { once } from 'node:events';
+import { Agent, request as httpRequest } from 'node:http';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadCollectorConfig } from '../collector/config.ts';
+import { createCollector } from '../collector/factory.ts';
+import { type IngestConfig, loadIngestConfig } from '../ingest/config.ts';
+import { emptyFlattenResult, flattenInto } from '../ingest/flatten.ts';
+import { DEFAULT_RETENTION_DAYS } from '../ingest/schema/config.ts';
+import { migrateUp } from '../ingest/schema/migrations.ts';
+import { startIngest } from '../ingest/service.ts';
+import { createClickHouseWriter } from '../ingest/writer.ts';
+import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
+import {
+  createIdempotentProducer,
+  createKafkaClient,
+  deleteTopics,
+  ensureTopics,
+  fetchConsumerLag,
+} from '../platform/kafka/index.ts';
+import { decodeExportTraceServiceRequest, encodeExportTraceServiceRequest } from '../platform/otlp/index.ts';
+import { loadServicesConfig } from '../services/config.ts';
+import { syntheticMessage, syntheticRequest } from '../test/support/ingest.ts';
+
+const SPANS_PER_MESSAGE = 8;
+const PARTITIONS = 3;
+
+const { values: args } = parseArgs({
+  options: {
+    rows: { type: 'string', default: '200000' },
+    rounds: { type: 'string', default: '3' },
+    rate: { type: 'string', default: '5000' },
+    seconds: { type: 'string', default: '20' },
+    'skip-latency': { type: 'boolean', default: false },
+    serve: { type: 'string' },
+  },
+});
+
+const svc = loadServicesConfig();
+const stamp = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+const cpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+function clickhouse(): ClickHouseClient {
+  return createClickHouse({
+    url: svc.clickhouse.url,
+    user: svc.clickhouse.user,
+    password: svc.clickhouse.password,
+    requestTimeoutMs: 120_000,
+  });
+}
+
+async function count(ch: ClickHouseClient, sql: string): Promise<number> {
+  const rs = await ch.query({ query: sql, format: 'JSONEachRow' });
+  return Number((await rs.json<{ n: string | number }>())[0]?.n ?? 0);
+}
+
+async function freshDb(ch: ClickHouseClient, name: string): Promise<string> {
+  const database = `bench_ingest_${name}_${stamp()}`;
+  await migrateUp(ch, { database, retentionDays: DEFAULT_RETENTION_DAYS });
+  return database;
+}
+
+function ingestConfig(topic: string, database: string, groupId: string): IngestConfig {
+  return loadIngestConfig({ topic, groupId, database, deadLetterTopic: `${topic}_dlq`, createTopics: true });
+}
+
+// ---------------------------------------------------------------------------------------------- throughput
+
+async function prefill(topic: string, messages: number): Promise<void> {
+  const kafka = createKafkaClient({ brokers: svc.kafka.brokers, clientId: 'bench-ingest', quiet: true });
+  await ensureTopics(kafka, [{ topic, numPartitions: PARTITIONS }]);
+  const producer = createIdempotentProducer(kafka);
+  await producer.connect();
+  const startMs = Date.now();
+  for (let i = 0; i < messages; i += 200) {
+    const batch = [];
+    for (let j = i; j < Math.min(messages, i + 200); j++) {
+      batch.push({
+        key: `trace-${j}`,
+        value: syntheticMessage({ tenant: 'bench', toolSpans: SPANS_PER_MESSAGE, seed: j, startMs, warningEvery: 16 }),
+      });
+    }
+    await producer.send(topic, batch);
+  }
+  await producer.disconnect();
+}
+
+interface ThroughputRound {
+  rowsPerSec: number;
+  toolCallsPerSec: number;
+  cpuUsPerRow: number;
+}
+
+async function ingestRound(ch: ClickHouseClient, topic: string, expectedToolCalls: number): Promise<ThroughputRound> {
+  const database = await freshDb(ch, 'tp');
+  const config = ingestConfig(topic, database, `bench-${stamp()}`);
+  const c0 = cpuMs();
+  const t0 = performance.now();
+  const ingest = await startIngest(config, { log: () => {} });
+  let n = 0;
+  while (n < expectedToolCalls) {
+    await sleep(50);
+    n = await count(ch, `SELECT count() AS n FROM ${database}.tool_calls`);
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = cpuMs() - c0;
+  await ingest.stop();
+  const rows =
+    n +
+    (await count(ch, `SELECT count() AS n FROM ${database}.spans`)) +
+    (await count(ch, `SELECT count() AS n FROM ${database}.tool_call_warnings`));
+  if (n !== expectedToolCalls) throw new Error(`expected ${expectedToolCalls} tool calls, found ${n}`);
+  await ch.command({ query: `DROP DATABASE ${database}` });
+  return { rowsPerSec: rows / seconds, toolCallsPerSec: n / seconds, cpuUsPerRow: (cpu * 1000) / rows };
+}
+
+async function writerRound(ch: ClickHouseClient, messages: number): Promise<ThroughputRound> {
+  const database = await freshDb(ch, 'writer');
+  const startMs = Date.now();
+  const batches = [];
+  // Same rows as the topic holds, flattened up front: only encoding + ClickHouse are timed.
+  for (let i = 0; i < messages; i += 50_000 / SPANS_PER_MESSAGE) {
+    const out = emptyFlattenResult();
+    for (let j = i; j < Math.min(messages, i + 50_000 / SPANS_PER_MESSAGE); j++) {
+      flattenInto(
+        out,
+        decodeExportTraceServiceRequest(
+          encodeExportTraceServiceRequest(
+            syntheticRequest({ tenant: 'bench', toolSpans: SPANS_PER_MESSAGE, seed: j, startMs, warningEvery: 16 }),
+          ),
+        ),
+      );
+    }
+    batches.push(out);
+  }
+  const writer = createClickHouseWriter(ch, { database });
+  const c0 = cpuMs();
+  const t0 = performance.now();
+  let rows = 0;
+  for (const [k, b] of batches.entries()) {
+    await writer.writeRows(b, { dedupToken: `bench:${k}` });
+    rows += b.toolCalls.length + b.spans.length + b.warnings.length;
+  }
+  const seconds = (performance.now() - t0) / 1000;
+  const cpu = cpuMs() - c0;
+  await ch.command({ query: `DROP DATABASE ${database}` });
+  const toolCalls = messages * SPANS_PER_MESSAGE;
+  return { rowsPerSec: rows / seconds, toolCallsPerSec: toolCalls / seconds, cpuUsPerRow: (cpu * 1000) / rows };
+}
+
+async function bytesPerToolCall(ch: ClickHouseClient, topic: string, expected: number): Promise<string> {
+  const database = await freshDb(ch, 'disk');
+  const ingest = await startIngest(ingestConfig(topic, database, `bench-disk-${stamp()}`), { log: () => {} });
+  while ((await count(ch, `SELECT count() AS n FROM ${database}.tool_calls`)) < expected) await sleep(100);
+  await ingest.stop();
+  const lines: string[] = [];
+  for (const table of ['tool_calls', 'spans', 'tool_call_warnings']) {
+    await ch.command({ query: `OPTIMIZE TABLE ${database}.${table} FINAL` });
+    const rs = await ch.query({
+      query: `SELECT sum(rows) AS rows, sum(bytes_on_disk) AS bytes, sum(data_uncompressed_bytes) AS raw, count() AS parts
+              FROM system.parts WHERE active AND database = {db:String} AND table = {t:String}`,
+      query_params: { db: database, t: table },
+      format: 'JSONEachRow',
+    });
+    const r = (await rs.json<{ rows: string; bytes: string; raw: string; parts: string }>())[0]!;
+    lines.push(
+      `  ${table.padEnd(19)} ${fmt(Number(r.rows)).padStart(9)} rows, ${(Number(r.bytes) / Number(r.rows)).toFixed(1)} bytes/row on disk (${(Number(r.raw) / Number(r.rows)).toFixed(0)} uncompressed), ${r.parts} part(s)`,
+    );
+  }
+  await ch.command({ query: `DROP DATABASE ${database}` });
+  return lines.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------- latency
+
+function forkServe(mode: 'collector' | 'ingest', env: NodeJS.ProcessEnv): ChildProcess {
+  return fork(fileURLToPath(import.meta.url), ['--serve', mode], {
+    execArgv: ['--import', 'tsx'],
+    env,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+  });
+}
+
+function post(agent: Agent, port: number, body: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        agent,
+        host: '127.0.0.1',
+        port,
+        path: '/v1/traces',
+        method: 'POST',
+        headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length },
+      },
+      (res) => {
+        res.resume();
+        res.once('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
+async function latencyRun(ch: ClickHouseClient, rate: number, seconds: number) {
+  const topic = `otlp_bench_e2e_${stamp()}`;
+  const database = await freshDb(ch, 'e2e');
+  const env = {
+    ...process.env,
+    BENCH_TOPIC: topic,
+    TOOLTRAIL_INGEST_TOPIC: topic,
+    TOOLTRAIL_INGEST_GROUP_ID: `bench-e2e-${stamp()}`,
+    TOOLTRAIL_INGEST_DLQ_TOPIC: `${topic}_dlq`,
+    TOOLTRAIL_CLICKHOUSE_DATABASE: database,
+  };
+  const collector = forkServe('collector', env);
+  const [port] = (await once(collector, 'message')) as [number];
+  const ingest = forkServe('ingest', env);
+  await once(ingest, 'message');
+
+  // Requests of 100 spans (a 12-trace batch as an SDK exporter sends), paced to `rate` spans/s.
+  const spansPerRequest = 100;
+  const interval = (1000 * spansPerRequest) / rate;
+  const agent = new Agent({ keepAlive: true, maxSockets: 16 });
+  const sent = new Map<string, number>();
+  const warmup = 3;
+  const total = Math.round(((seconds + warmup) * rate) / spansPerRequest);
+  let non200 = 0;
+  const inflight: Promise<void>[] = [];
+  const t0 = performance.now();
+  const seen = new Map<string, number>();
+  let polling = true;
+  const poller = (async () => {
+    while (polling) {
+      const rs = await ch.query({
+        query: `SELECT DISTINCT session_id FROM ${database}.tool_calls WHERE ingested_at >= now64(3) - INTERVAL 10 SECOND`,
+        format: 'JSONCompactEachRow',
+      });
+      const now = performance.now();
+      for (const [s] of await rs.json<[string]>()) if (!seen.has(s)) seen.set(s, now);
+      await sleep(25);
+    }
+  })();
+  for (let i = 0; i < total; i++) {
+    const due = t0 + i * interval;
+    const wait = due - performance.now();
+    if (wait > 0) await sleep(wait);
+    const req = syntheticRequest({ tenant: 'e2e', toolSpans: spansPerRequest - 1, seed: 5_000_000 + i });
+    // session id = request id: one lookup per request in the poller.
+    const body = Buffer.from(encodeExportTraceServiceRequest(req));
+    const id = `sess-${5_000_000 + i}`;
+    const sentAt = performance.now();
+    if (i >= (warmup * rate) / spansPerRequest) sent.set(id, sentAt);
+    inflight.push(
+      post(agent, port, body).then((status) => {
+        if (status !== 200) non200++;
+      }),
+    );
+  }
+  await Promise.all(inflight);
+  const deadline = performance.now() + 15_000;
+  while ([...sent.keys()].some((k) => !seen.has(k)) && performance.now() < deadline) await sleep(50);
+  polling = false;
+  await poller;
+  agent.destroy();
+  const lat = [...sent].filter(([k]) => seen.has(k)).map(([k, t]) => (seen.get(k) as number) - t);
+  lat.sort((a, b) => a - b);
+  const missing = sent.size - lat.length;
+  for (const child of [collector, ingest]) {
+    child.send('stop');
+    await once(child, 'exit');
+  }
+  await ch.command({ query: `DROP DATABASE ${database}` });
+  const kafka = createKafkaClient({ brokers: svc.kafka.brokers, clientId: 'bench-ingest', quiet: true });
+  await deleteTopics(kafka, [topic, `${topic}_dlq`]).catch(() => {});
+  return { p50: pct(lat, 50) ?? Number.NaN, p99: pct(lat, 99) ?? Number.NaN, samples: lat.length, missing, non200 };
+}
+
+// ---------------------------------------------------------------------------------------------- children
+
+async function serve(mode: string): Promise<void> {
+  if (mode === 'collector') {
+    const config = loadCollectorConfig({
+      overrides: {
+        http: { host: '127.0.0.1', port: 0 },
+        auth: { mode: 'none' },
+        kafka: { topic: process.env.BENCH_TOPIC as string, brokers: svc.kafka.brokers },
+      },
+    });
+    const collector = await createCollector(config, { quiet: true, notify: () => {} });
+    const address = await collector.start();
+    process.send?.(Number(new URL(address).port));
+    process.on('message', async () => {
+      await collector.close();
+      process.exit(0);
+    });
+    return;
+  }
+  const ingest = await startIngest(loadIngestConfig({}), { log: (m) => console.error(`[ingest] ${m}`) });
+  process.send?.('ready');
+  process.on('message', async () => {
+    await ingest.stop();
+    process.exit(0);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------- main
+
+async function main(): Promise<void> {
+  const rows = Number(args.rows);
+  const rounds = Number(args.rounds);
+  const messages = Math.ceil(rows / SPANS_PER_MESSAGE);
+  const expected = messages * SPANS_PER_MESSAGE;
+  const ch = clickhouse();
+  const topic = `otlp_bench_prefilled_${stamp()}`;
+  console.log(`ingest-throughput: ${fmt(expected)} tool spans in ${fmt(messages)} messages, ${PARTITIONS} partitions`);
+  await prefill(topic, messages);
+  const ingestRounds: ThroughputRound[] = [];
+  const writerRounds: ThroughputRound[] = [];
+  for (let r = 0; r < rounds; r++) {
+    const w = await writerRound(ch, messages);
+    const i = await ingestRound(ch, topic, expected);
+    writerRounds.push(w);
+    ingestRounds.push(i);
+    console.log(
+      `  round ${r + 1}: ingest ${fmt(i.rowsPerSec)} rows/s (${fmt(i.toolCallsPerSec)} tool calls/s, ${i.cpuUsPerRow.toFixed(1)} us CPU/row in Node); writer-only ${fmt(w.rowsPerSec)} rows/s`,
+    );
+  }
+  const ingestMed = median(ingestRounds.map((r) => r.rowsPerSec));
+  const writerMed = median(writerRounds.map((r) => r.rowsPerSec));
+  console.log(
+    `throughput (median of ${rounds}): ingest ${fmt(ingestMed)} rows/s (${fmt(median(ingestRounds.map((r) => r.toolCallsPerSec)))} tool calls/s); ` +
+      `baseline writer-only ${fmt(writerMed)} rows/s; ratio ingest/writer-only ${(ingestMed / writerMed).toFixed(2)}; target >= 100,000 rows/s: ${ingestMed >= 100_000 ? 'met' : 'NOT met'}`,
+  );
+  console.log('bytes on disk after OPTIMIZE FINAL:');
+  console.log(await bytesPerToolCall(ch, topic, expected));
+  const kafka = createKafkaClient({ brokers: svc.kafka.brokers, clientId: 'bench-ingest', quiet: true });
+  await fetchConsumerLag(kafka, 'none', topic).catch(() => []);
+  await deleteTopics(kafka, [topic, `${topic}_dlq`]).catch(() => {});
+
+  if (!args['skip-latency']) {
+    const rate = Number(args.rate);
+    const l = await latencyRun(ch, rate, Number(args.seconds));
+    console.log(
+      `end-to-end latency at ${fmt(rate)} spans/s for ${args.seconds} s (collector -> Kafka -> ingest -> visible in ClickHouse): ` +
+        `p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms over ${fmt(l.samples)} requests (${l.missing} never seen, ${l.non200} non-200); target p99 <= 2,000 ms: ${l.p99 <= 2000 && l.missing === 0 ? 'met' : 'NOT met'}`,
+    );
+  }
+  await ch.close();
+}
+
+if (args.serve) await serve(args.serve);
+else await main();
