@@ -109,6 +109,60 @@ function damage(bytes: Buffer, d: Damage): Buffer {
   return bytes;
 }
 
+/** OTLP/JSON of a request (hex ids, 64-bit integers as strings), optionally with one span field replaced. */
+function toJson(req: ExportTraceServiceRequest, mutation: JsonMutation | null): { json: string; ids: string[] } {
+  const value = (v: AnyValue | null | undefined): unknown => {
+    if (!v) return {};
+    if (v.stringValue != null) return { stringValue: v.stringValue };
+    if (v.boolValue != null) return { boolValue: v.boolValue };
+    if (v.intValue != null) return { intValue: String(v.intValue) };
+    if (v.doubleValue != null) {
+      return { doubleValue: Number.isFinite(v.doubleValue) ? v.doubleValue : String(v.doubleValue) };
+    }
+    if (v.arrayValue != null) return { arrayValue: { values: v.arrayValue.values.map(value) } };
+    return {};
+  };
+  const spans: Record<string, unknown>[] = [];
+  const resourceSpans = req.resourceSpans.map((rs) => ({
+    resource: { attributes: [] },
+    scopeSpans: rs.scopeSpans.map((ss) => ({
+      spans: ss.spans.map((sp) => {
+        const j: Record<string, unknown> = {
+          traceId: bytesToHex(sp.traceId),
+          spanId: bytesToHex(sp.spanId),
+          name: sp.name,
+          kind: sp.kind,
+          startTimeUnixNano: String(sp.startTimeUnixNano),
+          endTimeUnixNano: String(sp.endTimeUnixNano),
+          attributes: (sp.attributes ?? []).map((kv) => ({ key: kv.key, value: value(kv.value) })),
+        };
+        spans.push(j);
+        return j;
+      }),
+    })),
+  }));
+  if (mutation && spans.length > 0) {
+    const target = spans[mutation.span % spans.length] as Record<string, unknown>;
+    target[mutation.field] = mutation.value;
+  }
+  const ids = spans.map((j) => (typeof j.spanId === 'string' ? j.spanId.toLowerCase() : ''));
+  return { json: JSON.stringify({ resourceSpans }), ids };
+}
+
+interface JsonMutation {
+  span: number;
+  field: string;
+  value: unknown;
+}
+
+const jsonMutationArb: fc.Arbitrary<JsonMutation | null> = fc.option(
+  fc.record({
+    span: fc.nat(),
+    field: fc.constantFrom('traceId', 'spanId', 'kind', 'startTimeUnixNano', 'attributes', 'name', 'status', 'links'),
+    value: fc.jsonValue({ maxDepth: 2 }),
+  }),
+);
+
 function spanIds(bytes: Buffer): string[] | undefined {
   try {
     return decodeExportTraceServiceRequest(bytes)
@@ -136,7 +190,21 @@ describe('collector property: random OTLP payloads against real Kafka', () => {
   it('never answers 5xx to client data, and every 200 matches exactly its accepted spans in Kafka', async () => {
     const outcomes: { ids: string[]; accepted: number }[] = [];
     await fc.assert(
-      fc.asyncProperty(requestArb, damageArb, async (req, d) => {
+      fc.asyncProperty(requestArb, damageArb, fc.boolean(), jsonMutationArb, async (req, d, asJson, mutation) => {
+        if (asJson) {
+          const { json, ids } = toJson(req, mutation);
+          const res = await fetch(running.url, {
+            method: 'POST',
+            body: json,
+            headers: { 'content-type': 'application/json', authorization: `Bearer ${TOKEN_A}` },
+          });
+          const out = (await res.json()) as { partialSuccess?: { rejectedSpans?: string } };
+          assert.equal(res.status, 200, `OTLP/JSON with a damaged span field: ${JSON.stringify(out)}`);
+          const rejected = Number(out.partialSuccess?.rejectedSpans ?? 0);
+          assert.ok(rejected >= 0 && rejected <= ids.length);
+          outcomes.push({ ids, accepted: ids.length - rejected });
+          return;
+        }
         const sent = damage(protobufBody(req), d);
         const res = await fetch(running.url, {
           method: 'POST',
@@ -155,7 +223,7 @@ describe('collector property: random OTLP payloads against real Kafka', () => {
         assert.ok(rejected >= 0 && rejected <= ids.length);
         outcomes.push({ ids, accepted: ids.length - rejected });
       }),
-      { numRuns: 120, seed: Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31) },
+      { numRuns: 150, seed: Number(process.env.FUZZ_SEED ?? Date.now() % 2 ** 31) },
     );
     const sentinel = span();
     const last = await fetch(running.url, {
