@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { diag } from '@opentelemetry/api';
+import type { DigestRecorder } from '../audit/recorder.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { pingClickHouse } from '../platform/clickhouse.ts';
 import type { ExportTraceServiceRequest } from '../platform/otlp/index.ts';
@@ -54,6 +55,8 @@ export interface DirectSinkOptions {
   url: string;
   database: string;
   metrics?: IngestMetrics;
+  /** Tamper evidence: per-tenant, per-hour chained digests of the rows stored (audit/README.md). */
+  digests?: DigestRecorder;
   /** Replaces the ClickHouse writer (tests). */
   writer?: RowWriter;
   retryAfterSeconds?: number;
@@ -70,6 +73,7 @@ export class DirectSink {
       createClickHouseWriter(options.ch, {
         database: options.database,
         ...(options.metrics ? { metrics: options.metrics } : {}),
+        ...(options.digests ? { digests: options.digests } : {}),
       });
   }
 

@@ -7,6 +7,8 @@
  */
 import { join } from 'node:path';
 import { type AlertSink, alertmanagerClient, alertsConfigFromEnv, Evaluator, type Schedule } from '../alerts/index.ts';
+import { digestConfigFromEnv } from '../audit/config.ts';
+import { createDigestRecorder } from '../audit/recorder.ts';
 import {
   type Collector,
   createCollector,
@@ -32,6 +34,8 @@ export interface StackOptions {
   schema: SchemaConfig;
   /** `direct`: collector -> ClickHouse in this process. `kafka`: collector -> Kafka -> ingest -> ClickHouse. */
   mode: 'direct' | 'kafka';
+  /** Kafka mode: the topic the collector produces to and the ingest consumes, and the ingest's consumer group. */
+  kafka?: { topic: string; groupId: string };
   collector: { host: string; port: number; tokens: { token: string; tenant: string }[] };
   /** Seconds between evaluator runs. */
   evaluateEverySeconds: number;
@@ -107,9 +111,12 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       } else o.log(`kafka        using ${kafka.endpoint}`);
       collectorConfig.sink = 'kafka';
       collectorConfig.kafka.brokers = o.services.kafka.brokers;
+      if (o.kafka) collectorConfig.kafka.topic = o.kafka.topic;
       validateCollectorConfig(collectorConfig);
       const ingestConfig = defaultIngestConfig(o.env);
       ingestConfig.kafka.brokers = o.services.kafka.brokers;
+      ingestConfig.kafka.topic = collectorConfig.kafka.topic;
+      if (o.kafka) ingestConfig.kafka.groupId = o.kafka.groupId;
       ingestConfig.clickhouse = {
         ...ingestConfig.clickhouse,
         url: o.services.clickhouse.url,
@@ -119,7 +126,12 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       collector = await createCollector(collectorConfig, { notify: (l) => o.log(l), quiet: true });
     } else {
       validateCollectorConfig(collectorConfig);
-      const direct = new DirectSink({ ch, url: o.services.clickhouse.url, database: o.schema.database });
+      const direct = new DirectSink({
+        ch,
+        url: o.services.clickhouse.url,
+        database: o.schema.database,
+        digests: createDigestRecorder(ch, { database: o.schema.database, ...digestConfigFromEnv(o.env) }),
+      });
       collector = await createCollector(collectorConfig, { sink: directSpanSink(direct), notify: (l) => o.log(l) });
     }
     const collectorUrl = await collector.start();

@@ -1,53 +1,32 @@
 import assert from 'node:assert/strict';
-import { createServer, type Server } from 'node:http';
 import { after, before, test } from 'node:test';
 import { WEBHOOK_PATHS } from '../../../services/alertmanager/alertmanager.ts';
 import { requireAlertmanager, services, uniqueName } from '../../support/services.ts';
+import { startWebhookSink, type WebhookSink } from '../../support/webhook-sink.ts';
 
-interface Notification {
-  path: string;
-  body: { status: string; groupLabels: Record<string, string>; alerts: { labels: Record<string, string> }[] };
-}
-
-let server: Server;
-const received: Notification[] = [];
+let sink: WebhookSink;
 
 before(async () => {
   await requireAlertmanager();
-  const url = new URL(services.alertmanager.webhookUrl);
-  server = createServer((req, res) => {
-    let data = '';
-    req.on('data', (c) => {
-      data += c;
-    });
-    req.on('end', () => {
-      received.push({ path: req.url ?? '', body: JSON.parse(data) });
-      res.end('ok');
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(Number(url.port), url.hostname, resolve));
+  sink = await startWebhookSink();
 });
-after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+after(() => sink.close());
 
-async function waitFor<T>(pick: () => T | undefined, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = pick();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out; received ${JSON.stringify(received)}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const carrying = (alertname: string) =>
+  sink.notifications.find((n) => n.body.alerts.some((a) => a.labels.alertname === alertname));
 
 test('an alert posted to the v2 API is routed by its owner label to the owners receiver', async () => {
   const alertname = uniqueName('SmokeOwned');
   const res = await fetch(new URL('/api/v2/alerts', services.alertmanager.url), {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify([{ labels: { alertname, owner: 'team-inventory', severity: 'page' }, annotations: { summary: 'smoke' } }]),
+    body: JSON.stringify([
+      { labels: { alertname, owner: 'team-inventory', severity: 'page' }, annotations: { summary: 'smoke' } },
+    ]),
   });
   assert.equal(res.status, 200);
-  const n = await waitFor(() => received.find((r) => r.body.alerts.some((a) => a.labels.alertname === alertname)));
+  await sink.waitFor(() => carrying(alertname) !== undefined, alertname, 20_000);
+  const n = carrying(alertname)!;
   assert.equal(n.path, WEBHOOK_PATHS.owner);
   assert.equal(n.body.groupLabels.owner, 'team-inventory');
 });
@@ -60,6 +39,6 @@ test('an alert without an owner is routed to the escalation receiver', async () 
     body: JSON.stringify([{ labels: { alertname, severity: 'page' } }]),
   });
   assert.equal(res.status, 200);
-  const n = await waitFor(() => received.find((r) => r.body.alerts.some((a) => a.labels.alertname === alertname)));
-  assert.equal(n.path, WEBHOOK_PATHS.escalation);
+  await sink.waitFor(() => carrying(alertname) !== undefined, alertname, 20_000);
+  assert.equal(carrying(alertname)!.path, WEBHOOK_PATHS.escalation);
 });
