@@ -10,7 +10,10 @@ interface ComposeService {
   volumes?: string[];
   environment?: Record<string, unknown>;
 }
-const compose = parse(readFileSync(resolve(import.meta.dirname, '../../../docker-compose.yml'), 'utf8')) as {
+// Compose resolves YAML merge keys (`<<: *tooltrail`), so the test does too.
+const compose = parse(readFileSync(resolve(import.meta.dirname, '../../../docker-compose.yml'), 'utf8'), {
+  merge: true,
+}) as {
   services: Record<string, ComposeService>;
   volumes: Record<string, unknown>;
 };
@@ -38,4 +41,36 @@ test('every infrastructure service has a health check and a named volume for its
 
 test('grafana installs the ClickHouse datasource plugin', () => {
   assert.match(String(compose.services.grafana?.environment?.GF_INSTALL_PLUGINS), /grafana-clickhouse-datasource/);
+});
+
+test("tooltrail's own services run from the project's Dockerfile, after the schema migration and the broker", () => {
+  const own = compose.services as Record<
+    string,
+    ComposeService & { build?: string; command?: string[]; depends_on?: Record<string, { condition: string }> }
+  >;
+  for (const name of ['migrate', 'collector', 'ingest', 'alerts']) {
+    assert.equal(own[name]?.build, '.', `${name} builds from the Dockerfile`);
+  }
+  assert.deepEqual(own.migrate?.command, ['migrate']);
+  assert.equal(own.ingest?.depends_on?.migrate?.condition, 'service_completed_successfully');
+  assert.equal(own.alerts?.depends_on?.migrate?.condition, 'service_completed_successfully');
+  assert.equal(own.collector?.depends_on?.kafka?.condition, 'service_healthy');
+  assert.equal(own.ingest?.depends_on?.kafka?.condition, 'service_healthy');
+  assert.ok(own.collector?.healthcheck && own.ingest?.healthcheck, 'collector and ingest have health checks');
+});
+
+test('the collector in compose requires tokens: no unauthenticated collector on a network', () => {
+  const env = compose.services.collector?.environment ?? {};
+  assert.match(String(env.TOOLTRAIL_COLLECTOR_TOKENS), /^\$\{TOOLTRAIL_COLLECTOR_TOKENS:\?/);
+});
+
+test('every command the compose services run exists in the tooltrail CLI', async () => {
+  const { spawnSync } = await import('node:child_process');
+  const help = spawnSync(process.execPath, [resolve(import.meta.dirname, '../../../bin/tooltrail.js'), '--help'], {
+    encoding: 'utf8',
+  });
+  for (const name of ['migrate', 'collector', 'ingest', 'alerts']) {
+    const cmd = (compose.services[name] as { command?: string[] }).command?.[0];
+    assert.ok(cmd && new RegExp(`^  ${cmd}\\b`, 'm').test(help.stdout), `${name}: "${cmd}" is not a tooltrail command`);
+  }
 });
