@@ -11,6 +11,7 @@ import type {
   ExportTraceServiceRequest,
   ExportTraceServiceResponse,
   InstrumentationScope,
+  Long64,
   Resource,
   ResourceSpans,
   ScopeSpans,
@@ -123,6 +124,56 @@ class CheckedReader extends protobuf.BufferReader {
       }
     }
     return (buf as LatinSlicing).latin1Slice(start, end);
+  }
+
+  // 64-bit fields as plain { low, high, unsigned } (the Long64 shape) instead of a LongBits and a Long each:
+  // two of them per span and one per integer attribute.
+  fixed64(): Long64 {
+    const p = this.pos;
+    if (p + 8 > this.len) throw new RangeError(`index out of range: ${p} + 8 > ${this.len}`);
+    const b = this.buf;
+    this.pos = p + 8;
+    const low =
+      (b[p] as number) | ((b[p + 1] as number) << 8) | ((b[p + 2] as number) << 16) | ((b[p + 3] as number) << 24);
+    const high =
+      (b[p + 4] as number) | ((b[p + 5] as number) << 8) | ((b[p + 6] as number) << 16) | ((b[p + 7] as number) << 24);
+    return { low, high, unsigned: true };
+  }
+
+  int64(): Long64 {
+    const b = this.buf;
+    let p = this.pos;
+    let low = 0;
+    let high = 0;
+    let byte = 0;
+    const next = () => {
+      if (p >= this.len) throw new RangeError(`index out of range: ${p} >= ${this.len}`);
+      return b[p++] as number;
+    };
+    for (let shift = 0; shift < 28; shift += 7) {
+      byte = next();
+      low |= (byte & 0x7f) << shift;
+      if (byte < 0x80) {
+        this.pos = p;
+        return { low, high: 0, unsigned: false };
+      }
+    }
+    byte = next();
+    low |= (byte & 0x0f) << 28;
+    high = (byte & 0x7f) >> 4;
+    if (byte < 0x80) {
+      this.pos = p;
+      return { low, high, unsigned: false };
+    }
+    for (let shift = 3; shift < 32; shift += 7) {
+      byte = next();
+      high |= (byte & 0x7f) << shift;
+      if (byte < 0x80) {
+        this.pos = p;
+        return { low, high, unsigned: false };
+      }
+    }
+    throw new Error('invalid varint encoding');
   }
 }
 

@@ -96,6 +96,35 @@ describe('platform/otlp protobuf', () => {
     assert.equal(decodeExportTraceServiceRequest(bytes).resourceSpans[0]?.scopeSpans[0]?.spans.length, 2);
   });
 
+  it('decodes 64-bit integers and timestamps exactly at every varint and sign boundary', () => {
+    const ints = ['0', '1', '-1', '127', '128', '-300', '2147483647', '-2147483648', '4294967296', '34359738368'];
+    ints.push('268435455', '268435456', '9007199254740993', '9223372036854775807', '-9223372036854775808');
+    const times = ['1', '1700000000000000000', '4294967296', '9223372036854775808', '18446744073709551615'];
+    for (const v of ints) {
+      for (const t of times) {
+        const req = {
+          resourceSpans: [
+            {
+              scopeSpans: [
+                {
+                  spans: [
+                    { startTimeUnixNano: t, endTimeUnixNano: t, attributes: [{ key: 'k', value: { intValue: v } }] },
+                  ],
+                },
+              ],
+            },
+          ],
+        };
+        const bytes = encodeExportTraceServiceRequest(req);
+        const decoded = decodeExportTraceServiceRequest(bytes);
+        const s = decoded.resourceSpans[0]?.scopeSpans[0]?.spans[0];
+        assert.equal(int64ToString(s?.attributes?.[0]?.value?.intValue), v);
+        assert.equal(int64ToString(s?.startTimeUnixNano, true), t);
+        assert.deepEqual(Buffer.from(encodeExportTraceServiceRequest(decoded)), Buffer.from(bytes));
+      }
+    }
+  });
+
   it('round-trips responses and google.rpc.Status', () => {
     const res = decodeExportTraceServiceResponse(
       encodeExportTraceServiceResponse({ partialSuccess: { rejectedSpans: 3, errorMessage: 'bad ids' } }),
