@@ -5,7 +5,7 @@ import { CONTINUATION_KINDS, EFFECTS, GUARD_DECISIONS, MUTATION_BASES, RESULT_ST
  * Every stage imports these constants; no attribute literal appears anywhere else.
  * Documented in docs/semantic-conventions.md; bump SEMCONV_VERSION on any change.
  */
-export const SEMCONV_VERSION = '1.0.0' as const;
+export const SEMCONV_VERSION = '1.1.0' as const;
 
 /** OpenTelemetry GenAI semantic conventions used on tool spans. */
 export const GenAi = {
@@ -68,6 +68,18 @@ export const WarningEvent = {
   CODE: 'code',
   MESSAGE: 'message',
   SOURCE: 'source',
+} as const;
+
+/**
+ * Span event on a mutation that ran with the guard switched off: what the guard would have decided, and why.
+ * Informational (observe-only rollouts); `tooltrail.guard.decision` stays absent, since no guard acted.
+ */
+export const GuardUnenforcedEvent = {
+  NAME: 'tooltrail.guard.unenforced',
+  /** `allowed`, `refused` or `review_requested`: the decision the guard would have taken. */
+  DECISION: 'decision',
+  /** Guard finding codes (`GUARD_FINDING_CODES`), each once; empty when it would have allowed the mutation. */
+  FINDINGS: 'findings',
 } as const;
 
 /** Expected OTLP value type of every tooltrail attribute; the collector rejects spans that differ. */

@@ -52,3 +52,19 @@ export type MutationBasis = (typeof MUTATION_BASES)[number];
 
 export const GUARD_DECISIONS = ['allowed', 'refused', 'review_requested'] as const;
 export type GuardDecision = (typeof GUARD_DECISIONS)[number];
+
+/**
+ * Why the library's guard judged a mutation unsafe. On spans only in the `tooltrail.guard.unenforced` event (what a
+ * disabled guard would have found); the guard's decision itself is `tooltrail.guard.decision`.
+ */
+export const GUARD_FINDING_CODES = [
+  'NO_PLAN',
+  'NO_EVIDENCE',
+  'EVIDENCE_NOT_FOUND',
+  'EVIDENCE_INCOMPLETE',
+  'EVIDENCE_SCOPE_UNDECLARED',
+  'SCOPE_MISMATCH',
+  'TARGETS_NOT_IN_EVIDENCE',
+  'TARGETS_PRESENT_IN_EVIDENCE',
+] as const;
+export type GuardFindingCode = (typeof GUARD_FINDING_CODES)[number];

@@ -3,7 +3,16 @@ import { z } from 'zod';
 
 export const FieldPoliciesSchema = z.record(z.string().min(1), z.enum(['raw', 'hash']));
 
+/** `enforce`: mutations run only if the guard allows them. `off`: they run unjudged (observe-only). */
+export const GUARD_MODES = ['enforce', 'off'] as const;
+export type GuardMode = (typeof GUARD_MODES)[number];
+
 export const TooltrailConfigSchema = z.object({
+  /**
+   * Whether the guard stops mutations. `off` records the plan and evidence but no `tooltrail.guard.decision`
+   * (no guard acted); detectors score that as the most severe case. A call may override it.
+   */
+  guard: z.enum(GUARD_MODES),
   /** What the guard decides when the evidence does not support a mutation: never `allowed`. */
   onUnsafeEvidence: z.enum(['refused', 'review_requested']),
   /** Opt-in recording of tool arguments / results, for every tool (a tool's own list adds to it). */
@@ -23,6 +32,7 @@ export const DEFAULT_EVIDENCE_LEDGER_SIZE = 1000;
 
 export function defaultConfig(): TooltrailConfig {
   return {
+    guard: 'enforce',
     onUnsafeEvidence: 'refused',
     record: { arguments: {}, result: {} },
     maxRecordedChars: DEFAULT_MAX_RECORDED_CHARS,

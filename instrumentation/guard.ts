@@ -3,7 +3,7 @@
  * on; evidence that is incomplete, unknown, or (for an absence) scoped to nothing is never silently allowed.
  * Pure: it judges records the session kept, never what the caller claims about them.
  */
-import type { GuardDecision, MutationBasis, ReasonCode } from '../contract/codes.ts';
+import type { GuardDecision, GuardFindingCode, MutationBasis, ReasonCode } from '../contract/codes.ts';
 import type { Reason } from '../contract/envelope.ts';
 import type { EvidenceRecord } from './session.ts';
 
@@ -20,15 +20,7 @@ export interface MutationPlan {
   resource?: string;
 }
 
-export type GuardFindingCode =
-  | 'NO_PLAN'
-  | 'NO_EVIDENCE'
-  | 'EVIDENCE_NOT_FOUND'
-  | 'EVIDENCE_INCOMPLETE'
-  | 'EVIDENCE_SCOPE_UNDECLARED'
-  | 'SCOPE_MISMATCH'
-  | 'TARGETS_NOT_IN_EVIDENCE'
-  | 'TARGETS_PRESENT_IN_EVIDENCE';
+export type { GuardFindingCode };
 
 export interface GuardFinding {
   code: GuardFindingCode;

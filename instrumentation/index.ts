@@ -12,8 +12,8 @@ export type {
   Warning,
 } from '../contract/envelope.ts';
 export { ToolResultSchema } from '../contract/envelope.ts';
-export type { TooltrailConfig } from './config.ts';
-export { defaultConfig } from './config.ts';
+export type { GuardMode, TooltrailConfig } from './config.ts';
+export { defaultConfig, GUARD_MODES } from './config.ts';
 export type {
   EvidenceRef,
   EvidenceSummary,
@@ -47,6 +47,12 @@ export {
   warning,
 } from './results.ts';
 export type { Session, SessionInfo } from './session.ts';
-export type { CallOptions, MutationOutcome, ReadOutcome, ToolCallContext } from './tool-call.ts';
+export type {
+  CallOptions,
+  MutationCallOptions,
+  MutationOutcome,
+  ReadOutcome,
+  ToolCallContext,
+} from './tool-call.ts';
 export type { MutationTool, ReadTool, ToolDefinition, Tooltrail, TooltrailOptions } from './tooltrail.ts';
 export { createTooltrail } from './tooltrail.ts';

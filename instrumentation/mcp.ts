@@ -7,6 +7,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Effect } from '../contract/codes.ts';
+import type { GuardMode } from './config.ts';
 import type { MutationPlan } from './guard.ts';
 import type { FieldPolicies } from './redaction.ts';
 import type { InterpretedResult } from './results.ts';
@@ -35,6 +36,8 @@ export interface McpCallOptions {
   /** Required for mutations: basis, targets, evidence. A mutation without one is never allowed. */
   plan?: MutationPlan;
   toolCallId?: string;
+  /** Mutations only: overrides the configured `guard` for this call (see `MutationCallOptions`). */
+  guard?: GuardMode;
   requestOptions?: Parameters<Client['callTool']>[2];
 }
 
@@ -98,7 +101,10 @@ export function instrumentMcpClient(
     },
     async callTool(session, params, callOptions = {}) {
       const tool = bound(params.name);
-      const call = callOptions.toolCallId === undefined ? undefined : { toolCallId: callOptions.toolCallId };
+      const call = {
+        ...(callOptions.toolCallId === undefined ? {} : { toolCallId: callOptions.toolCallId }),
+        ...(callOptions.guard === undefined ? {} : { guard: callOptions.guard }),
+      };
       const execute = async () =>
         (await client.callTool(params, undefined, callOptions.requestOptions)) as CallToolResult;
       const effect = effectOf(params.name);

@@ -5,11 +5,18 @@
  */
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import { diag, SpanKind } from '@opentelemetry/api';
-import { Attr, EXECUTE_TOOL, GenAi, SEMCONV_VERSION, toolSpanName } from '../contract/attributes.ts';
+import {
+  Attr,
+  EXECUTE_TOOL,
+  GenAi,
+  GuardUnenforcedEvent,
+  SEMCONV_VERSION,
+  toolSpanName,
+} from '../contract/attributes.ts';
 import type { Effect, GuardDecision } from '../contract/codes.ts';
 import type { Continuation, Reason, ToolResult } from '../contract/envelope.ts';
-import type { TooltrailConfig } from './config.ts';
-import type { GuardFinding, MutationPlan, ReviewRequest } from './guard.ts';
+import type { GuardMode, TooltrailConfig } from './config.ts';
+import type { GuardFinding, GuardVerdict, MutationPlan, ReviewRequest } from './guard.ts';
 import { decideMutation } from './guard.ts';
 import type { FieldPolicies, Redactor } from './redaction.ts';
 import type { CompletenessState, InterpretedResult, NextStep, Recognition } from './results.ts';
@@ -20,6 +27,15 @@ import { recordErrorResult, recordThrown, recordWarnings, resultAttributes } fro
 /** Per call: the id the model gave the call (`gen_ai.tool.call.id`); generated when absent. */
 export interface CallOptions {
   toolCallId?: string;
+}
+
+/** Per mutation call, besides the call id. */
+export interface MutationCallOptions extends CallOptions {
+  /**
+   * Overrides the configured `guard` for this call. `off` is the runtime's choice (an observe-only rollout, a
+   * replayed incident), never something to derive from model output.
+   */
+  guard?: GuardMode;
 }
 
 /** What a tool implementation receives besides its arguments. */
@@ -47,6 +63,13 @@ export interface ReadOutcome<T = unknown, V = unknown> {
 
 export type MutationOutcome<T = unknown, V = unknown> =
   | ({ decision: 'allowed'; findings: [] } & ReadOutcome<T, V>)
+  | ({
+      /** The guard was off: the mutation ran unjudged, and its span carries no `tooltrail.guard.decision`. */
+      decision: 'not_checked';
+      findings: [];
+      /** What the guard would have decided, and why (also the span's `tooltrail.guard.unenforced` event). */
+      unenforced: { decision: GuardDecision; findings: GuardFinding[] };
+    } & ReadOutcome<T, V>)
   | {
       decision: Exclude<GuardDecision, 'allowed'>;
       callId: string;
@@ -121,7 +144,7 @@ export class ToolCallRunner {
     tool: ToolBinding<V, T>,
     session: Session,
     args: unknown,
-    call: CallOptions | undefined,
+    call: MutationCallOptions | undefined,
     plan: MutationPlan | undefined,
     execute: Execute<V>,
   ): Promise<MutationOutcome<T, V>> {
@@ -129,6 +152,8 @@ export class ToolCallRunner {
     const sequence = session.nextSequence();
     const attributes = this.#attributes(tool, session, 'mutation', callId, sequence, args);
     const ledger = session.evidence;
+    const enforced = (call?.guard ?? this.#config.guard) === 'enforce';
+    // Judged even when off: the verdict resolves the evidence's call ids and snapshots the span records.
     const verdict = decideMutation({
       action: tool.toolName,
       callId,
@@ -139,7 +164,7 @@ export class ToolCallRunner {
       })),
       onUnsafeEvidence: this.#config.onUnsafeEvidence,
     });
-    session.countDecision(verdict.decision);
+    if (enforced) session.countDecision(verdict.decision);
     if (plan) {
       attributes[Attr.MUTATION_BASIS] = plan.basis;
       attributes[Attr.MUTATION_TARGET_COUNT] = plan.targets.length;
@@ -149,11 +174,13 @@ export class ToolCallRunner {
     }
     attributes[Attr.MUTATION_EVIDENCE_SNAPSHOTS] = verdict.evidenceSnapshots;
     attributes[Attr.MUTATION_EVIDENCE_CALL_IDS] = verdict.evidenceCallIds;
-    attributes[Attr.GUARD_DECISION] = verdict.decision;
+    // Absent when no guard acted: detectors score "no guard" apart from (and above) "the guard allowed it".
+    if (enforced) attributes[Attr.GUARD_DECISION] = verdict.decision;
     return this.#tracer.startActiveSpan(
       tool.spanName,
       { kind: SpanKind.INTERNAL, attributes },
       async (span): Promise<MutationOutcome<T, V>> => {
+        if (!enforced) return this.#runUnenforced(span, tool, session, callId, sequence, execute, verdict);
         if (verdict.decision !== 'allowed') {
           // Not run, and not a span error: the guard did its job.
           span.end();
@@ -164,6 +191,29 @@ export class ToolCallRunner {
         return { ...outcome, decision: 'allowed', findings: [] };
       },
     );
+  }
+
+  async #runUnenforced<V, T>(
+    span: Span,
+    tool: ToolBinding<V, T>,
+    session: Session,
+    callId: string,
+    sequence: number,
+    execute: Execute<V>,
+    verdict: GuardVerdict,
+  ): Promise<MutationOutcome<T, V>> {
+    const findings = [...new Set(verdict.findings.map((f) => f.code))];
+    span.addEvent(GuardUnenforcedEvent.NAME, {
+      [GuardUnenforcedEvent.DECISION]: verdict.decision,
+      [GuardUnenforcedEvent.FINDINGS]: findings,
+    });
+    const outcome = await this.#execute(span, tool, session, callId, sequence, execute, false);
+    return {
+      ...outcome,
+      decision: 'not_checked',
+      findings: [],
+      unenforced: { decision: verdict.decision, findings: verdict.findings },
+    };
   }
 
   #attributes<V, T>(

@@ -9,7 +9,7 @@ import { createRedactor } from './redaction.ts';
 import { interpretToolResult } from './results.ts';
 import type { SessionInfo } from './session.ts';
 import { Session } from './session.ts';
-import type { CallOptions, MutationOutcome, ReadOutcome, ToolCallContext } from './tool-call.ts';
+import type { CallOptions, MutationCallOptions, MutationOutcome, ReadOutcome, ToolCallContext } from './tool-call.ts';
 import { ToolCallRunner } from './tool-call.ts';
 import { INSTRUMENTATION_NAME, INSTRUMENTATION_VERSION } from './version.ts';
 
@@ -34,7 +34,7 @@ export type MutationTool<A, T, V> = (
   session: Session,
   args: A,
   plan: MutationPlan,
-  call?: CallOptions,
+  call?: MutationCallOptions,
 ) => Promise<MutationOutcome<T, V>>;
 
 export interface Tooltrail {
@@ -47,7 +47,10 @@ export interface Tooltrail {
     definition: string | ToolDefinition<T>,
     fn: (args: A, ctx: ToolCallContext) => Promise<V> | V,
   ): ReadTool<A, T, V>;
-  /** A mutation tool: runs only if the guard allows the plan; the decision goes on the span either way. */
+  /**
+   * A mutation tool: runs only if the guard allows the plan; the decision goes on the span either way. With the
+   * guard `off` (config or per call) it runs unjudged and its span carries the plan but no decision.
+   */
   mutationTool<A, T = unknown, V = unknown>(
     definition: string | ToolDefinition<T>,
     fn: (args: A, ctx: ToolCallContext) => Promise<V> | V,

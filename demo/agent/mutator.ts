@@ -1,4 +1,8 @@
-/** One shape for a mutation call, guarded or not, so the agent's code is the same with the guard on and off. */
+/**
+ * One shape for a mutation call, guarded or not, so the agent's code is the same with the guard on and off. Both go
+ * through the library's mutation tool; `off` is the library's own per-call switch (the span then carries the plan
+ * and no `tooltrail.guard.decision`).
+ */
 import type { GuardDecision } from '../../contract/index.ts';
 import type {
   GuardFinding,
@@ -13,6 +17,9 @@ import type {
 
 export type Session = ReturnType<Tooltrail['session']>;
 
+/** `on`: the library's guard judges every mutation. `off`: mutations run unjudged. */
+export type GuardMode = 'on' | 'off';
+
 export interface MutationCall {
   callId: string;
   sequence: number;
@@ -21,6 +28,8 @@ export interface MutationCall {
   findings: GuardFinding[];
   /** What a reviewer would see (also given on `refused`: what would have been needed). */
   review?: ReviewRequest;
+  /** Guard off: what the guard would have decided, had it been on. */
+  unenforced?: { decision: GuardDecision; findings: GuardFinding[] };
   /** Whether the mutation actually ran. */
   ran: boolean;
   /** The tool's result, when it ran, and how the library understood it. */
@@ -30,34 +39,46 @@ export interface MutationCall {
 
 export type Mutator<A> = (session: Session, args: A, plan: MutationPlan) => Promise<MutationCall>;
 
-/** A mutation through the library's guard: it runs only if the guard allows the plan. */
-export function guardedMutationTool<A, V>(
+/** A mutation tool: with the guard on it runs only if the guard allows the plan; off, it runs unjudged. */
+export function mutationTool<A, V>(
   tooltrail: Tooltrail,
   definition: ToolDefinition,
   fn: (args: A) => V,
+  guard: GuardMode,
 ): Mutator<A> {
   const tool = tooltrail.mutationTool<A, unknown, V>(definition, (args) => fn(args));
-  return async (session, args, plan) => fromOutcome(await tool(session, args, plan));
+  // Explicit both ways: the run's guard mode decides, whatever the tooltrail's configured default.
+  const call = { guard: guard === 'on' ? ('enforce' as const) : ('off' as const) };
+  return async (session, args, plan) => fromOutcome(await tool(session, args, plan, call));
 }
 
 function fromOutcome(outcome: MutationOutcome): MutationCall {
-  if (outcome.decision === 'allowed') {
-    return {
-      callId: outcome.callId,
-      sequence: outcome.sequence,
-      decision: 'allowed',
-      findings: [],
-      ran: true,
-      result: outcome.result,
-      recognized: outcome.recognized,
-    };
+  const { callId, sequence } = outcome;
+  switch (outcome.decision) {
+    case 'allowed':
+      return { callId, sequence, decision: 'allowed', findings: [], ran: true, ...ran(outcome) };
+    case 'not_checked':
+      return {
+        callId,
+        sequence,
+        decision: 'not_checked',
+        findings: [],
+        unenforced: outcome.unenforced,
+        ran: true,
+        ...ran(outcome),
+      };
+    default:
+      return {
+        callId,
+        sequence,
+        decision: outcome.decision,
+        findings: outcome.findings,
+        review: outcome.review,
+        ran: false,
+      };
   }
-  return {
-    callId: outcome.callId,
-    sequence: outcome.sequence,
-    decision: outcome.decision,
-    findings: outcome.findings,
-    review: outcome.review,
-    ran: false,
-  };
+}
+
+function ran(outcome: { result: ToolResult; recognized: Recognition }): Pick<MutationCall, 'result' | 'recognized'> {
+  return { result: outcome.result, recognized: outcome.recognized };
 }

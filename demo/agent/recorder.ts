@@ -51,6 +51,7 @@ export class RunRecorder {
         guard: out.decision,
         findings: out.findings,
         ...(out.review ? { review: out.review } : {}),
+        ...(out.unenforced ? { unenforced: out.unenforced } : {}),
         ran: out.ran,
       },
     };

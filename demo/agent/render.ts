@@ -112,7 +112,16 @@ function mutationHead(m: MutationDetail, bySequence: Map<string, number>): strin
 }
 
 function guardLines(m: MutationDetail, bySequence: Map<string, number>, p: Palette): string[] {
-  if (m.guard === 'not_checked') return [`${INDENT}guard: ${p.warn('off')} -> ${p.bad('RAN unchecked')}`];
+  if (m.guard === 'not_checked') {
+    const lines = [`${INDENT}guard: ${p.warn('off')} -> ${p.bad('RAN unchecked')}`];
+    const would = m.unenforced;
+    if (would && would.decision !== 'allowed') {
+      const codes = [...new Set(would.findings.map((f) => f.code))].join(', ');
+      const verb = would.decision === 'refused' ? 'refused it' : 'sent it for review';
+      lines.push(`${INDENT}  (had it been on, the guard would have ${verb}: ${codes})`);
+    }
+    return lines;
+  }
   if (m.guard === 'allowed') return [`${INDENT}guard: ${p.good('ALLOWED')} (evidence complete) -> ran`];
   const decision = m.guard === 'refused' ? 'REFUSED' : 'REVIEW REQUESTED';
   const lines = [`${INDENT}guard: ${p.warn(decision)} -> did not run`];

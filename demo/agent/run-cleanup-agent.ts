@@ -1,8 +1,8 @@
 /**
  * The demo's entry point: run the cleanup agent in one tooltrail session against a fresh (or given) world, and
  * return what it did, call by call, with what really changed. Guard `on`: mutations go through the library's guard.
- * Guard `off`: they run unchecked (see unguarded-mutation.ts); the spans still carry the contract, so detectors
- * catch the bad ones afterwards.
+ * Guard `off`: they run unjudged, through the library's per-call `guard: 'off'`; the spans still carry the plan
+ * and the contract (and no guard decision), so detectors catch the bad ones afterwards.
  */
 import { z } from 'zod';
 import type { Tooltrail } from '../../instrumentation/index.ts';

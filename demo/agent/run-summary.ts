@@ -47,6 +47,8 @@ export interface MutationDetail {
   guard: GuardDecision | 'not_checked';
   findings: GuardFinding[];
   review?: ReviewRequest;
+  /** Guard off: what the library's guard would have decided (it did not act). */
+  unenforced?: { decision: GuardDecision; findings: GuardFinding[] };
   ran: boolean;
 }
 

@@ -7,11 +7,10 @@ import type { FieldPolicies, ReadTool, ToolDefinition, ToolResult, Tooltrail } f
 import { collectAllPages, completeResult } from '../../instrumentation/index.ts';
 import type { AccountView, ListArgs, OwnerRecord, Role, SearchArgs, Ticket, World } from '../world/index.ts';
 import { SERVICE_ACCOUNTS } from '../world/index.ts';
-import type { Mutator } from './mutator.ts';
-import { guardedMutationTool } from './mutator.ts';
-import { unguardedMutationTool } from './unguarded-mutation.ts';
+import type { GuardMode, Mutator } from './mutator.ts';
+import { mutationTool } from './mutator.ts';
 
-export type GuardMode = 'on' | 'off';
+export type { GuardMode };
 
 export interface ListAllArgs {
   owner: 'none' | 'any';
@@ -47,8 +46,8 @@ function definition<T = unknown>(name: string, args: readonly string[]): ToolDef
 }
 
 export function createCleanupTools(tooltrail: Tooltrail, world: World, role: Role, guard: GuardMode): CleanupTools {
-  const mutation = <A extends object, V>(def: ToolDefinition, fn: (args: A) => V): Mutator<A> =>
-    guard === 'on' ? guardedMutationTool(tooltrail, def, fn) : unguardedMutationTool(tooltrail, def, fn);
+  const mutation = <A, V>(def: ToolDefinition, fn: (args: A) => V): Mutator<A> =>
+    mutationTool(tooltrail, def, fn, guard);
 
   return {
     getTicket: tooltrail.readTool(definition('get_ticket', ['ticket_id']), (args: { ticket_id: string }) =>

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { Attr, GenAi, WarningEvent } from '../../../contract/index.ts';
+import { Attr, GenAi, GuardUnenforcedEvent, WarningEvent } from '../../../contract/index.ts';
 import type { AgentRunSummary, ToolCallSummary } from '../../../demo/agent/index.ts';
 import { runCarefulCleanupAgent, runCleanupAgent } from '../../../demo/agent/index.ts';
 import { SEARCH_INDEX_SOURCE } from '../../../demo/world/index.ts';
@@ -132,6 +132,12 @@ test('without the guard the cleanup runs, and the spans still carry the incomple
   assert.deepEqual(markSpan.attributes[Attr.MUTATION_EVIDENCE_CALL_IDS], [search.callId]);
   assert.deepEqual(markSpan.attributes[Attr.MUTATION_EVIDENCE_SNAPSHOTS], [readSpan.attributes[Attr.SCOPE_SNAPSHOT]]);
   assert.equal(markSpan.attributes[Attr.GUARD_DECISION], undefined, 'no guard ran, none is claimed');
+  // What the guard would have said travels beside it, never as a decision.
+  assert.equal(mark.mutation?.unenforced?.decision, 'refused');
+  assert.deepEqual(
+    markSpan.events.find((e) => e.name === GuardUnenforcedEvent.NAME)?.attributes?.[GuardUnenforcedEvent.FINDINGS],
+    ['EVIDENCE_INCOMPLETE'],
+  );
 
   const del = spanOf(spans, call(summary, 'delete_service_accounts').callId);
   assert.equal(del.attributes[Attr.MUTATION_BASIS], 'presence');

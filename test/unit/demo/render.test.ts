@@ -44,6 +44,7 @@ test('shows unchecked mutations and their consequences when the guard is off', a
   const text = formatAgentRun(summary, { color: false });
   assert.ok(text.includes('guard OFF'));
   assert.equal(text.match(/RAN unchecked/g)?.length, 3);
+  assert.equal(text.match(/had it been on, the guard would have refused it: EVIDENCE_INCOMPLETE/g)?.length, 3);
   assert.match(text, /control SA-OWNER-1 marked compliant, which is FALSE: 3 unowned accounts remain/);
   assert.match(text, /sa-1036 \(hidden from role cleanup-bot\)/);
 });

@@ -173,6 +173,22 @@ test('a tool not annotated read-only is a mutation: refused without a plan, guar
   assert.deepEqual(last.attributes[Attr.MUTATION_EVIDENCE_CALL_IDS], [complete.callId]);
 });
 
+test('an MCP mutation called with the guard off runs and its span records no decision', async () => {
+  const session = tt.session({ conversationId: 'mcp-guard-off' });
+  const incomplete = asRead(await mcp.callTool(session, { name: 'list_unowned', arguments: { team: 'b' } }));
+  const before = deletions;
+  const out = await mcp.callTool(
+    session,
+    { name: 'delete_accounts', arguments: { ids: ['svc-b'] } },
+    { plan: { basis: 'presence', targets: ['svc-b'], evidence: [incomplete] }, guard: 'off' },
+  );
+  assert.equal(out.effect === 'mutation' && out.decision, 'not_checked');
+  assert.equal(deletions, before + 1);
+  const span = await lastSpan();
+  assert.equal(Attr.GUARD_DECISION in span.attributes, false);
+  assert.deepEqual(span.attributes[Attr.MUTATION_EVIDENCE_CALL_IDS], [incomplete.callId]);
+});
+
 test('the caller can declare a tool effect over the annotations', async () => {
   const declared = instrumentMcpClient(tt, client, { tools: { delete_accounts: { effect: 'read' } } });
   assert.equal(declared.effectOf('delete_accounts'), 'read');

@@ -7,6 +7,8 @@ import {
   EFFECTS,
   GenAi,
   GUARD_DECISIONS,
+  GUARD_FINDING_CODES,
+  GuardUnenforcedEvent,
   MUTATION_BASES,
   OtelAttr,
   REASON_CODES,
@@ -32,6 +34,12 @@ test('the semantic-conventions page documents every attribute', () => {
 
 test('the semantic-conventions page documents the warning event and its attributes', () => {
   for (const name of Object.values(WarningEvent)) assert.ok(documented(name), name);
+});
+
+test('the semantic-conventions page documents the guard-unenforced event and every guard finding code', () => {
+  for (const name of [...Object.values(GuardUnenforcedEvent), ...GUARD_FINDING_CODES]) {
+    assert.ok(documented(name), name);
+  }
 });
 
 test('the semantic-conventions page documents every code and enumerated value', () => {
