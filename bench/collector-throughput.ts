@@ -6,6 +6,7 @@
  * ROUNDS rounds. The collector runs in a child process so its CPU is its own.
  *
  *   node --import tsx bench/collector-throughput.ts [--seconds 10] [--rounds 3] [--concurrency 8] [--compression gzip|none]
+ *       [--decode-threads 0] [--producers 2]
  */
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -29,6 +30,8 @@ const { values: args } = parseArgs({
     rounds: { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '8' },
     compression: { type: 'string', default: 'gzip' },
+    'decode-threads': { type: 'string', default: '0' },
+    producers: { type: 'string', default: '2' },
     serve: { type: 'string' },
     topic: { type: 'string' },
   },
@@ -103,7 +106,18 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 async function startChild(mode: 'kafka' | 'discard', topic: string) {
   const child = fork(
     fileURLToPath(import.meta.url),
-    ['--serve', mode, '--topic', topic, '--compression', args.compression ?? 'gzip'],
+    [
+      '--serve',
+      mode,
+      '--topic',
+      topic,
+      '--compression',
+      args.compression ?? 'gzip',
+      '--decode-threads',
+      args['decode-threads'] ?? '0',
+      '--producers',
+      args.producers ?? '2',
+    ],
     {
       execArgv: ['--import', 'tsx', ...(process.env.BENCH_CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -217,7 +231,7 @@ async function main() {
   const bodies = Array.from({ length: 16 }, makeBody);
   console.log(
     `collector throughput: ${SPANS_PER_REQUEST} spans/request (${SPANS_PER_TRACE}/trace, ~${Math.round(bodies[0]!.length / 1024)} KiB protobuf), ` +
-      `${concurrency} concurrent clients, ${seconds}s x ${rounds} rounds, Kafka ${services.kafka.brokers.join(',')} compression ${args.compression}`,
+      `${concurrency} concurrent clients, ${seconds}s x ${rounds} rounds, Kafka ${services.kafka.brokers.join(',')} compression ${args.compression}, ${args['decode-threads']} decode thread(s), ${args.producers} producer(s)`,
   );
   const results: Record<'kafka' | 'discard', RoundResult[]> = { kafka: [], discard: [] };
   try {
@@ -263,10 +277,12 @@ async function serve(mode: string) {
     overrides: {
       http: { host: '127.0.0.1', port: 0 },
       sink: mode === 'kafka' ? 'kafka' : 'discard',
+      decodeThreads: Number(args['decode-threads']),
       kafka: {
         topic: args.topic ?? 'otlp_spans_bench',
         createTopic: false,
         compression: args.compression as 'gzip' | 'none',
+        producers: Number(args.producers),
       },
     },
   });

@@ -9,6 +9,7 @@ import auth from './plugins/auth.ts';
 import health from './plugins/health.ts';
 import metricsPlugin from './plugins/metrics.ts';
 import otlpTraces from './plugins/otlp-traces.ts';
+import { PreparePool } from './prepare-pool.ts';
 import type { SpanSink } from './sink.ts';
 
 export interface CollectorServerOptions {
@@ -32,7 +33,9 @@ export async function buildCollectorServer(options: CollectorServerOptions): Pro
     return503OnClosing: true,
   });
   await app.register(auth, config.auth);
-  await app.register(otlpTraces, { limits: config.limits, sink, metrics });
+  const pool = config.decodeThreads > 0 && sink.writeEncoded ? new PreparePool(config.decodeThreads) : undefined;
+  if (pool) app.addHook('onClose', async () => pool.close());
+  await app.register(otlpTraces, { limits: config.limits, sink, metrics, ...(pool ? { pool } : {}) });
   await app.register(health, { sink });
   await app.register(metricsPlugin, { metrics });
   if (options.closeSink ?? true) app.addHook('onClose', async () => sink.close());

@@ -3,6 +3,7 @@
  * downstream holds the spans durably (Kafka: acknowledged by all in-sync replicas).
  */
 import type { ExportTraceServiceRequest, Span } from '../platform/otlp/index.ts';
+import type { TraceMessage } from './split-by-trace.ts';
 
 export interface SinkContext {
   /** The tenant of the credential; already stamped on every ResourceSpans of the request. */
@@ -20,6 +21,11 @@ export interface SpanSink {
   readonly name: string;
   /** Resolves once the spans are durably accepted; rejects with SinkUnavailableError when they may not be. */
   write(request: ExportTraceServiceRequest, context: SinkContext): Promise<void>;
+  /**
+   * Optional: the same for a request already split into one OTLP protobuf message per trace. Sinks that forward
+   * protobuf per trace (Kafka) implement it, and the collector then prepares requests on its decode threads.
+   */
+  writeEncoded?(messages: TraceMessage[], context: SinkContext): Promise<void>;
   /** True when a write would be expected to succeed now (readiness probe). */
   ready(): Promise<boolean>;
   /** Flushes what is pending and releases connections. */

@@ -3,31 +3,24 @@
  * request's content type, per-span validation reported through partial_success, and 200 only once the sink
  * acknowledged every accepted span. Refusals carry a google.rpc.Status body (protobuf or JSON, as the request).
  */
-import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import type { FastifyError, FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import {
-  decodeExportTraceServiceRequestChecked,
-  type ExportTraceServiceRequest,
   encodeExportTraceServiceResponse,
   encodeRpcStatus,
-  exportTraceServiceRequestFromJson,
   exportTraceServiceResponseToJson,
-  type JsonSpanRejection,
-  OtlpDecodeError,
-  OtlpJsonError,
   RpcCode,
   rpcStatusToJson,
-  type Span,
 } from '../../platform/otlp/index.ts';
 import { Admission } from '../admission.ts';
 import { readBody } from '../body.ts';
 import type { CollectorConfig } from '../config.ts';
 import { CollectorHttpError, refuse } from '../errors.ts';
 import type { CollectorMetrics } from '../metrics.ts';
+import { type BodyFormat, type PreparedSummary, prepare } from '../prepare.ts';
+import type { PreparePool } from '../prepare-pool.ts';
 import { SinkUnavailableError, type SpanSink } from '../sink.ts';
-import { rejectionMessage, stampTenant, validateRequest } from '../validate.ts';
 
 export const TRACES_PATH = '/v1/traces';
 const PROTOBUF = 'application/x-protobuf';
@@ -37,9 +30,11 @@ export interface OtlpTracesOptions {
   limits: CollectorConfig['limits'];
   sink: SpanSink;
   metrics: CollectorMetrics;
+  /** Decode threads, used when the sink takes per-trace messages (`writeEncoded`). */
+  pool?: PreparePool;
 }
 
-type Format = 'protobuf' | 'json';
+type Format = BodyFormat;
 
 function formatOf(contentType: string | undefined): Format | undefined {
   const base = contentType?.split(';')[0]?.trim().toLowerCase();
@@ -59,7 +54,7 @@ const rpcStatusSchema = {
 };
 
 const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) => {
-  const { limits, sink, metrics } = options;
+  const { limits, sink, metrics, pool } = options;
   for (const k of ['maxWireBytes', 'maxBodyBytes', 'maxConcurrentRequests', 'maxInFlightBytes'] as const) {
     if (!(limits[k] > 0)) throw new Error(`otlp-traces: limits.${k} must be positive`);
   }
@@ -130,67 +125,34 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
     sendStatus(reply, formatOf(request.headers['content-type']), e.statusCode, e.rpcCode, e.message);
   });
 
-  interface Outcome {
+  interface Outcome extends PreparedSummary {
     /** Resolves once the sink holds the accepted spans; absent when none was accepted. */
     written?: Promise<void>;
-    accepted: number;
-    rejected: number;
-    errorMessage: string;
   }
 
-  /** Decodes, validates, stamps the tenant and hands the accepted spans to the sink; throws refusals. */
-  const accept = (body: Buffer, format: Format, tenant: string): Outcome => {
-    let decoded: ExportTraceServiceRequest;
-    let invalidUtf8: ((m: object) => number) | undefined;
-    let received: ((span: Span) => Uint8Array | undefined) | undefined;
-    let prior: JsonSpanRejection[] = [];
-    if (format === 'protobuf') {
-      try {
-        const checked = decodeExportTraceServiceRequestChecked(body);
-        decoded = checked.request;
-        invalidUtf8 = checked.invalidUtf8;
-        received = checked.encodedSpan;
-      } catch (err) {
-        if (err instanceof OtlpDecodeError) throw refuse.notOtlp(err.message);
-        throw err;
-      }
-    } else {
-      if (!isUtf8(body)) throw refuse.notOtlp('the JSON body is not valid UTF-8');
-      let json: unknown;
-      try {
-        json = JSON.parse(body.toString('utf8'));
-      } catch (err) {
-        throw refuse.notOtlp(`the body is not JSON: ${(err as Error).message}`);
-      }
-      try {
-        const converted = exportTraceServiceRequestFromJson(json);
-        decoded = converted.request;
-        prior = converted.rejections;
-      } catch (err) {
-        if (err instanceof OtlpJsonError)
-          throw refuse.notOtlp(`not an OTLP/JSON ExportTraceServiceRequest: ${err.message}`);
-        throw err;
-      }
+  const count = (summary: PreparedSummary, tenant: string) => {
+    for (const [reason, n] of summary.byReason) metrics.spansRejected.inc({ tenant, reason }, n);
+    metrics.tenantOverrides.inc({ tenant }, summary.tenantOverrides);
+  };
+
+  /**
+   * Prepares the request (on a decode thread when the sink takes per-trace messages) and hands the accepted spans
+   * to the sink. Returns only counts and a promise: nothing here may keep the decoded request alive while Kafka
+   * is awaited (spans that survive a young GC are copied and promoted, which costs more than decoding them).
+   */
+  const accept = async (body: Buffer, format: Format, tenant: string): Promise<Outcome> => {
+    if (pool && sink.writeEncoded) {
+      const { messages, ...summary } = await pool.run(body, format, tenant);
+      count(summary, tenant);
+      return summary.accepted > 0
+        ? { ...summary, written: sink.writeEncoded(messages, { tenant, spanCount: summary.accepted }) }
+        : summary;
     }
-    const result = validateRequest(decoded, { ...(invalidUtf8 ? { invalidUtf8 } : {}), prior });
-    for (const [reason, n] of result.byReason) metrics.spansRejected.inc({ tenant, reason }, n);
-    const outcome: Outcome = {
-      accepted: result.accepted,
-      rejected: result.rejected,
-      errorMessage: rejectionMessage(result),
-    };
-    if (result.accepted > 0) {
-      metrics.tenantOverrides.inc({ tenant }, stampTenant(result.request, tenant));
-      const encodedSpan = received
-        ? (span: Span) => (result.modified.has(span) ? undefined : received?.(span))
-        : undefined;
-      outcome.written = sink.write(result.request, {
-        tenant,
-        spanCount: result.accepted,
-        ...(encodedSpan ? { encodedSpan } : {}),
-      });
-    }
-    return outcome;
+    const { request, encodedSpan, ...summary } = prepare(body, format, tenant);
+    count(summary, tenant);
+    if (summary.accepted === 0) return summary;
+    const context = { tenant, spanCount: summary.accepted, ...(encodedSpan ? { encodedSpan } : {}) };
+    return { ...summary, written: sink.write(request, context) };
   };
 
   app.post<{ Body: Buffer | undefined }>(
@@ -222,7 +184,7 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
       // Nothing below may keep the decoded request alive while Kafka is awaited: spans that survive a young GC
       // are copied and promoted, which cost more than decoding them. `accept` returns only counts and a promise.
       request.body = undefined;
-      const outcome = accept(body, format, request.tenant);
+      const outcome = await accept(body, format, request.tenant);
       if (outcome.written) {
         try {
           await outcome.written;

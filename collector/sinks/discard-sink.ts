@@ -4,7 +4,7 @@
  */
 import type { ExportTraceServiceRequest } from '../../platform/otlp/index.ts';
 import type { SinkContext, SpanSink } from '../sink.ts';
-import { splitByTrace } from '../split-by-trace.ts';
+import { splitByTrace, type TraceMessage } from '../split-by-trace.ts';
 
 export interface DiscardSinkStats {
   requests: number;
@@ -14,16 +14,19 @@ export interface DiscardSinkStats {
 
 export function createDiscardSink(): SpanSink & { stats: DiscardSinkStats } {
   const stats: DiscardSinkStats = { requests: 0, messages: 0, bytes: 0 };
+  const writeEncoded = async (messages: TraceMessage[], _context: SinkContext) => {
+    stats.requests++;
+    for (const m of messages) {
+      stats.messages++;
+      stats.bytes += m.value.length;
+    }
+  };
   return {
     name: 'discard',
     stats,
-    async write(request: ExportTraceServiceRequest, context: SinkContext) {
-      stats.requests++;
-      for (const m of splitByTrace(request, context.encodedSpan)) {
-        stats.messages++;
-        stats.bytes += m.value.length;
-      }
-    },
+    write: (request: ExportTraceServiceRequest, context: SinkContext) =>
+      writeEncoded(splitByTrace(request, context.encodedSpan), context),
+    writeEncoded,
     ready: async () => true,
     close: async () => {},
   };

@@ -22,7 +22,7 @@ import {
 import type { ExportTraceServiceRequest } from '../../platform/otlp/index.ts';
 import type { CollectorConfig } from '../config.ts';
 import { type SinkContext, SinkUnavailableError, type SpanSink } from '../sink.ts';
-import { splitByTrace } from '../split-by-trace.ts';
+import { splitByTrace, type TraceMessage } from '../split-by-trace.ts';
 
 export const TENANT_HEADER = 'tooltrail-tenant';
 /** A readiness answer is reused this long, so probes every second do not each open an admin connection. */
@@ -55,6 +55,7 @@ interface Pending {
 }
 
 export interface KafkaSpanSink extends SpanSink {
+  writeEncoded(messages: TraceMessage[], context: SinkContext): Promise<void>;
   /** Creates the topic when it is missing (`kafka.createTopic`). */
   ensureTopic(): Promise<void>;
 }
@@ -208,44 +209,49 @@ export function createKafkaSink(options: KafkaSinkOptions): KafkaSpanSink {
     }
   };
 
+  const writeEncoded = (traceMessages: TraceMessage[], context: SinkContext): Promise<void> => {
+    if (closed) return Promise.reject(new SinkUnavailableError('the collector is shutting down', retryAfter));
+    if (Date.now() < downUntil) {
+      return Promise.reject(new SinkUnavailableError('Kafka is unavailable (recent sends failed)', retryAfter));
+    }
+    const headers = { [TENANT_HEADER]: context.tenant };
+    let bytes = 0;
+    const messages = traceMessages.map((m) => {
+      bytes += m.value.length + m.key.length;
+      return { key: m.key, value: m.value, headers };
+    });
+    if (messages.length === 0) return Promise.resolve();
+    return new Promise<void>((resolve, reject) => {
+      const entry: Pending = {
+        messages,
+        bytes,
+        settled: false,
+        resolve,
+        reject,
+        timer: setTimeout(() => {
+          if (entry.settled) return;
+          entry.settled = true;
+          markDown(`no acknowledgement within ${cfg.sendTimeoutMs} ms`);
+          reject(
+            new SinkUnavailableError(`Kafka did not acknowledge the spans within ${cfg.sendTimeoutMs} ms`, retryAfter),
+          );
+        }, cfg.sendTimeoutMs),
+      };
+      queue.push(entry);
+      pump();
+    });
+  };
+
   return {
     name: 'kafka',
 
     write(request: ExportTraceServiceRequest, context: SinkContext): Promise<void> {
-      if (closed) return Promise.reject(new SinkUnavailableError('the collector is shutting down', retryAfter));
-      if (Date.now() < downUntil) {
-        return Promise.reject(new SinkUnavailableError('Kafka is unavailable (recent sends failed)', retryAfter));
-      }
-      const headers = { [TENANT_HEADER]: context.tenant };
-      let bytes = 0;
-      const messages = splitByTrace(request, context.encodedSpan).map((m) => {
-        bytes += m.value.length + m.key.length;
-        return { key: m.key, value: m.value, headers };
-      });
-      if (messages.length === 0) return Promise.resolve();
-      return new Promise<void>((resolve, reject) => {
-        const entry: Pending = {
-          messages,
-          bytes,
-          settled: false,
-          resolve,
-          reject,
-          timer: setTimeout(() => {
-            if (entry.settled) return;
-            entry.settled = true;
-            markDown(`no acknowledgement within ${cfg.sendTimeoutMs} ms`);
-            reject(
-              new SinkUnavailableError(
-                `Kafka did not acknowledge the spans within ${cfg.sendTimeoutMs} ms`,
-                retryAfter,
-              ),
-            );
-          }, cfg.sendTimeoutMs),
-        };
-        queue.push(entry);
-        pump();
-      });
+      // Refuse before splitting when the answer is known to be 503 anyway.
+      if (closed || Date.now() < downUntil) return writeEncoded([], context);
+      return writeEncoded(splitByTrace(request, context.encodedSpan), context);
     },
+
+    writeEncoded,
 
     async ready(): Promise<boolean> {
       const now = Date.now();

@@ -180,7 +180,7 @@ describe('collector property: random OTLP payloads against real Kafka', () => {
   before(async () => {
     kafka = await requireKafka();
     topic = await freshTopic(kafka, uniqueName('collector_fuzz'), 1);
-    running = await startCollector({ kafka: { topic, createTopic: false } });
+    running = await startCollector({ decodeThreads: 1, kafka: { topic, createTopic: false } });
   });
   after(async () => {
     await running?.close();

@@ -61,7 +61,8 @@ describe('collector with the official OTel exporters and real Kafka', () => {
   before(async () => {
     kafka = await requireKafka();
     topic = await freshTopic(kafka, uniqueName('collector_exporters'), 3);
-    running = await startCollector({ kafka: { topic, createTopic: false, compression: 'gzip' } });
+    // Decode threads on: this path (and bad-inputs' main-thread one) both see the official exporters' payloads.
+    running = await startCollector({ decodeThreads: 1, kafka: { topic, createTopic: false, compression: 'gzip' } });
   });
   after(async () => {
     await running?.close();

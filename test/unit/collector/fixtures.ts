@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { type CollectorConfig, type CollectorConfigInput, loadCollectorConfig } from '../../../collector/config.ts';
 import type { SinkContext, SpanSink } from '../../../collector/sink.ts';
+import type { TraceMessage } from '../../../collector/split-by-trace.ts';
 import {
   type AnyValue,
   type ExportTraceServiceRequest,
@@ -104,4 +105,13 @@ export async function until(condition: () => boolean, turns = 10_000): Promise<v
     await new Promise((r) => setImmediate(r));
   }
   throw new Error('condition not reached');
+}
+
+/** A sink that takes per-trace messages (as the Kafka sink does), so the collector prepares on decode threads. */
+export class EncodedRecordingSink extends RecordingSink {
+  readonly encoded: { messages: TraceMessage[]; context: SinkContext }[] = [];
+  async writeEncoded(messages: TraceMessage[], context: SinkContext): Promise<void> {
+    if (this.behaviour === 'fail') throw this.failure;
+    this.encoded.push({ messages, context });
+  }
 }

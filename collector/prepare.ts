@@ -1,0 +1,99 @@
+/**
+ * What the collector does to a request body before its sink: decode (protobuf or OTLP/JSON), validate per span,
+ * stamp the tenant; and, for sinks that take Kafka-ready messages, split it into one OTLP protobuf message per
+ * trace. Pure and synchronous, so it runs the same on the main thread or on a decode thread (prepare-pool.ts).
+ */
+import { isUtf8 } from 'node:buffer';
+import {
+  decodeExportTraceServiceRequestChecked,
+  type ExportTraceServiceRequest,
+  exportTraceServiceRequestFromJson,
+  type JsonSpanRejection,
+  OtlpDecodeError,
+  OtlpJsonError,
+  type Span,
+} from '../platform/otlp/index.ts';
+import { refuse } from './errors.ts';
+import { splitByTrace, type TraceMessage } from './split-by-trace.ts';
+import { type RejectReason, rejectionMessage, stampTenant, validateRequest } from './validate.ts';
+
+export type BodyFormat = 'protobuf' | 'json';
+
+/** The counts and messages a response and the metrics need. */
+export interface PreparedSummary {
+  accepted: number;
+  rejected: number;
+  byReason: [RejectReason, number][];
+  /** partial_success.error_message; empty when nothing was rejected. */
+  errorMessage: string;
+  /** Resources that claimed another tenant than the credential's. */
+  tenantOverrides: number;
+}
+
+export interface Prepared extends PreparedSummary {
+  /** The accepted spans, tenant stamped (empty when none was accepted). */
+  request: ExportTraceServiceRequest;
+  /** Received bytes of unchanged spans (protobuf input only). */
+  encodedSpan?: (span: Span) => Uint8Array | undefined;
+}
+
+export interface PreparedMessages extends PreparedSummary {
+  /** One OTLP protobuf ExportTraceServiceRequest per trace, keyed by trace id hex. */
+  messages: TraceMessage[];
+}
+
+/** Decodes, validates and stamps the tenant; throws CollectorHttpError refusals (400) for what is not OTLP. */
+export function prepare(body: Buffer, format: BodyFormat, tenant: string): Prepared {
+  let decoded: ExportTraceServiceRequest;
+  let invalidUtf8: ((m: object) => number) | undefined;
+  let received: ((span: Span) => Uint8Array | undefined) | undefined;
+  let prior: JsonSpanRejection[] = [];
+  if (format === 'protobuf') {
+    try {
+      const checked = decodeExportTraceServiceRequestChecked(body);
+      decoded = checked.request;
+      invalidUtf8 = checked.invalidUtf8;
+      received = checked.encodedSpan;
+    } catch (err) {
+      if (err instanceof OtlpDecodeError) throw refuse.notOtlp(err.message);
+      throw err;
+    }
+  } else {
+    if (!isUtf8(body)) throw refuse.notOtlp('the JSON body is not valid UTF-8');
+    let json: unknown;
+    try {
+      json = JSON.parse(body.toString('utf8'));
+    } catch (err) {
+      throw refuse.notOtlp(`the body is not JSON: ${(err as Error).message}`);
+    }
+    try {
+      const converted = exportTraceServiceRequestFromJson(json);
+      decoded = converted.request;
+      prior = converted.rejections;
+    } catch (err) {
+      if (err instanceof OtlpJsonError)
+        throw refuse.notOtlp(`not an OTLP/JSON ExportTraceServiceRequest: ${err.message}`);
+      throw err;
+    }
+  }
+  const result = validateRequest(decoded, { ...(invalidUtf8 ? { invalidUtf8 } : {}), prior });
+  const prepared: Prepared = {
+    request: result.request,
+    accepted: result.accepted,
+    rejected: result.rejected,
+    byReason: [...result.byReason],
+    errorMessage: rejectionMessage(result),
+    tenantOverrides: result.accepted > 0 ? stampTenant(result.request, tenant) : 0,
+  };
+  if (received) {
+    const modified = result.modified;
+    prepared.encodedSpan = (span) => (modified.has(span) ? undefined : received(span));
+  }
+  return prepared;
+}
+
+/** `prepare`, then one Kafka-ready message per trace. */
+export function prepareMessages(body: Buffer, format: BodyFormat, tenant: string): PreparedMessages {
+  const { request, encodedSpan, ...summary } = prepare(body, format, tenant);
+  return { ...summary, messages: summary.accepted > 0 ? splitByTrace(request, encodedSpan) : [] };
+}
