@@ -6,6 +6,7 @@ import type { ReasonCode, WarningCode } from '../contract/codes.ts';
 import { RESULT_STATUSES } from '../contract/codes.ts';
 import type { Continuation, Reason, Scope, ToolResult, Warning } from '../contract/envelope.ts';
 import { ToolResultRuntimeSchema } from '../contract/envelope.ts';
+import { fastParseToolResult } from './envelope-fast-path.ts';
 
 /**
  * How a value was understood: a valid contract; only a pagination cursor (MCP `nextCursor`); no contract at all;
@@ -27,6 +28,9 @@ export function interpretToolResult<T = unknown>(value: unknown): InterpretedRes
   if (!claimsContract(value)) {
     return { result: unknownResult<T>(value, 'the tool said nothing about completeness'), recognized: 'unknown' };
   }
+  // The same rules, checked by hand for a well-formed envelope; zod decides everything else (and every failure).
+  const fast = fastParseToolResult(value);
+  if (fast !== undefined) return { result: fast as ToolResult<T>, recognized: 'contract' };
   const parsed = ToolResultRuntimeSchema.safeParse(value);
   if (parsed.success) return { result: parsed.data as ToolResult<T>, recognized: 'contract' };
   const problem = parsed.error.issues
