@@ -117,7 +117,7 @@ export function defaultCollectorConfig(env: NodeJS.ProcessEnv = process.env): Co
 }
 
 const positiveInt = z.number().int().positive();
-const nonEmpty = z.string().min(1, 'must not be empty');
+const nonEmpty = z.string().min(1, { error: 'must not be empty', abort: true });
 
 const Schema = z.strictObject({
   http: z.strictObject({
