@@ -13,7 +13,8 @@ export type RefusalReason =
   | 'not_otlp'
   | 'concurrency_limit'
   | 'memory_limit'
-  | 'sink_unavailable';
+  | 'sink_unavailable'
+  | 'internal';
 
 export class CollectorHttpError extends Error {
   override name = 'CollectorHttpError';

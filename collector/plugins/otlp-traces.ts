@@ -115,7 +115,7 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
       e = refuse.notOtlp(error.message);
     } else {
       request.log.error({ err: error }, 'collector: unexpected error');
-      e = new CollectorHttpError(500, RpcCode.INTERNAL, 'not_otlp', 'internal error');
+      e = new CollectorHttpError(500, RpcCode.INTERNAL, 'internal', 'internal error');
     }
     if (e.statusCode === 429 || e.statusCode === 503) {
       metrics.requestsThrottled.inc({ status: String(e.statusCode), reason: e.reason });
