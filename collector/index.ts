@@ -9,7 +9,7 @@ export {
 export { type Collector, type CreateCollectorOptions, createCollector } from './factory.ts';
 export { CollectorMetrics } from './metrics.ts';
 export { buildCollectorServer, type CollectorServerOptions } from './server.ts';
-export { type SinkContext, SinkUnavailableError, type SpanSink } from './sink.ts';
+export { retryAfterOf, type SinkContext, SinkUnavailableError, type SpanSink } from './sink.ts';
 export { createDiscardSink } from './sinks/discard-sink.ts';
 export { createKafkaSink, TENANT_HEADER } from './sinks/kafka-sink.ts';
 export { splitByTrace, type TraceMessage } from './split-by-trace.ts';

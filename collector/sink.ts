@@ -18,8 +18,12 @@ export interface SinkContext {
 }
 
 export interface SpanSink {
-  readonly name: string;
-  /** Resolves once the spans are durably accepted; rejects with SinkUnavailableError when they may not be. */
+  /** Shown by /readyz. */
+  readonly name?: string;
+  /**
+   * Resolves once the spans are durably accepted. Rejects with an error carrying `retryAfterSeconds` (such as
+   * SinkUnavailableError) when the downstream is slow or down (HTTP 503); any other rejection is a 500.
+   */
   write(request: ExportTraceServiceRequest, context: SinkContext): Promise<void>;
   /**
    * Optional: the same for a request already split into one OTLP protobuf message per trace. Sinks that forward
@@ -41,4 +45,13 @@ export class SinkUnavailableError extends Error {
   ) {
     super(message);
   }
+}
+
+/** A sink's "retry later": SinkUnavailableError, or any error carrying a numeric `retryAfterSeconds`. */
+export function retryAfterOf(err: unknown): number | undefined {
+  if (err instanceof SinkUnavailableError) return err.retryAfterSeconds;
+  if (err instanceof Error && 'retryAfterSeconds' in err && typeof err.retryAfterSeconds === 'number') {
+    return err.retryAfterSeconds;
+  }
+  return undefined;
 }

@@ -25,7 +25,7 @@ const health: FastifyPluginAsync<HealthOptions> = async (app, options) => {
       ready = false;
     }
     reply.code(ready ? 200 : 503);
-    return { status: ready ? 'ready' : 'not ready', sink: sink.name };
+    return { status: ready ? 'ready' : 'not ready', sink: sink.name ?? 'sink' };
   });
 };
 

@@ -20,7 +20,7 @@ import { CollectorHttpError, refuse } from '../errors.ts';
 import type { CollectorMetrics } from '../metrics.ts';
 import { type BodyFormat, type PreparedSummary, prepare } from '../prepare.ts';
 import type { PreparePool } from '../prepare-pool.ts';
-import { SinkUnavailableError, type SpanSink } from '../sink.ts';
+import { retryAfterOf, type SpanSink } from '../sink.ts';
 
 export const TRACES_PATH = '/v1/traces';
 const PROTOBUF = 'application/x-protobuf';
@@ -189,9 +189,10 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
         try {
           await outcome.written;
         } catch (err) {
-          if (err instanceof SinkUnavailableError) {
+          const retryAfter = retryAfterOf(err);
+          if (retryAfter !== undefined) {
             metrics.spansThrottled.inc({ tenant: request.tenant, status: '503' }, outcome.accepted);
-            throw refuse.unavailable(err.message, err.retryAfterSeconds);
+            throw refuse.unavailable((err as Error).message, retryAfter);
           }
           throw err;
         }

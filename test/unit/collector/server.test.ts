@@ -283,6 +283,17 @@ describe('collector server', () => {
     assert.equal(decodeRpcStatus(res.rawPayload).code, RpcCode.UNAVAILABLE);
   });
 
+  it("answers 503 to another sink's retry-later error that carries retryAfterSeconds", async () => {
+    class StoreUnavailable extends Error {
+      readonly retryAfterSeconds = 3;
+    }
+    sink.behaviour = 'fail';
+    sink.failure = new StoreUnavailable('ClickHouse is down');
+    const res = await post(app, protobufBody(request([span()])));
+    assert.equal(res.statusCode, 503);
+    assert.equal(res.headers['retry-after'], '3');
+  });
+
   it('answers 500, not 503, when the sink fails unexpectedly', async () => {
     sink.behaviour = 'fail';
     sink.failure = new TypeError('bug');
