@@ -18,7 +18,8 @@ export const TENANT_B = 'tenant-b';
 
 export function testConfig(overrides: CollectorConfigInput = {}): CollectorConfig {
   return loadCollectorConfig({
-    env: { TOOLTRAIL_COLLECTOR_TOKENS: `${TOKEN_A}=${TENANT_A},${TOKEN_B}=${TENANT_B}` },
+    // The process environment says where the services are (TOOLTRAIL_KAFKA_*); the tokens are the fixtures'.
+    env: { ...process.env, TOOLTRAIL_COLLECTOR_TOKENS: `${TOKEN_A}=${TENANT_A},${TOKEN_B}=${TENANT_B}` },
     overrides,
   });
 }
