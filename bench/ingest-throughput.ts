@@ -25,7 +25,7 @@ import { emptyFlattenResult, flattenInto } from '../ingest/flatten.ts';
 import { DEFAULT_RETENTION_DAYS } from '../ingest/schema/config.ts';
 import { migrateUp } from '../ingest/schema/migrations.ts';
 import { startIngest } from '../ingest/service.ts';
-import { createClickHouseWriter } from '../ingest/writer.ts';
+import { createClickHouseWriter, type WireFormat } from '../ingest/writer.ts';
 import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
 import {
   createIdempotentProducer,
@@ -137,7 +137,7 @@ async function ingestRound(ch: ClickHouseClient, topic: string, expectedToolCall
   return { rowsPerSec: rows / seconds, toolCallsPerSec: n / seconds, cpuUsPerRow: (cpu * 1000) / rows };
 }
 
-async function writerRound(ch: ClickHouseClient, messages: number): Promise<ThroughputRound> {
+async function writerRound(ch: ClickHouseClient, messages: number, format: WireFormat): Promise<ThroughputRound> {
   const database = await freshDb(ch, 'writer');
   const startMs = Date.now();
   const batches = [];
@@ -156,7 +156,7 @@ async function writerRound(ch: ClickHouseClient, messages: number): Promise<Thro
     }
     batches.push(out);
   }
-  const writer = createClickHouseWriter(ch, { database });
+  const writer = createClickHouseWriter(ch, { database, format });
   const c0 = cpuMs();
   const t0 = performance.now();
   let rows = 0;
@@ -340,13 +340,17 @@ async function main(): Promise<void> {
   await prefill(topic, messages);
   const ingestRounds: ThroughputRound[] = [];
   const writerRounds: ThroughputRound[] = [];
+  const jsonRounds: ThroughputRound[] = [];
   for (let r = 0; r < rounds; r++) {
-    const w = await writerRound(ch, messages);
+    const w = await writerRound(ch, messages, 'native');
+    const j = await writerRound(ch, messages, 'json');
     const i = await ingestRound(ch, topic, expected);
     writerRounds.push(w);
+    jsonRounds.push(j);
     ingestRounds.push(i);
     console.log(
-      `  round ${r + 1}: ingest ${fmt(i.rowsPerSec)} rows/s (${fmt(i.toolCallsPerSec)} tool calls/s, ${i.cpuUsPerRow.toFixed(1)} us CPU/row in Node); writer-only ${fmt(w.rowsPerSec)} rows/s`,
+      `  round ${r + 1}: ingest ${fmt(i.rowsPerSec)} rows/s (${fmt(i.toolCallsPerSec)} tool calls/s, ${i.cpuUsPerRow.toFixed(1)} us CPU/row in Node); ` +
+        `writer-only ${fmt(w.rowsPerSec)} rows/s (Native), ${fmt(j.rowsPerSec)} rows/s (JSONCompactEachRow)`,
     );
   }
   const ingestMed = median(ingestRounds.map((r) => r.rowsPerSec));
@@ -354,6 +358,14 @@ async function main(): Promise<void> {
   console.log(
     `throughput (median of ${rounds}): ingest ${fmt(ingestMed)} rows/s (${fmt(median(ingestRounds.map((r) => r.toolCallsPerSec)))} tool calls/s); ` +
       `baseline writer-only ${fmt(writerMed)} rows/s; ratio ingest/writer-only ${(ingestMed / writerMed).toFixed(2)}; target >= 100,000 rows/s: ${ingestMed >= 100_000 ? 'met' : 'NOT met'}`,
+  );
+  const jsonMed = median(jsonRounds.map((r) => r.rowsPerSec));
+  console.log(
+    `insert encoding: writer-only Native ${fmt(writerMed)} rows/s vs JSONCompactEachRow ${fmt(jsonMed)} rows/s (ratio ${(writerMed / jsonMed).toFixed(2)})`,
+  );
+  const load = (await import('node:os')).loadavg()[0]!;
+  console.log(
+    `machine load average during the run: ${load.toFixed(1)} on ${(await import('node:os')).cpus().length} cores`,
   );
   console.log('bytes on disk after OPTIMIZE FINAL:');
   console.log(await bytesPerToolCall(ch, topic, expected));

@@ -5,6 +5,7 @@
  * non-replicated deduplication window; Replicated tables deduplicate natively).
  */
 import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import type { DigestRecorder } from '../audit/recorder.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { encodeJsonCompactEachRow } from './encode.ts';
@@ -81,13 +82,9 @@ async function insertBody(
     values: Readable.from([body], { objectMode: false }),
     clickhouse_settings: insertSettings(token),
   });
-  // The response body is empty for an INSERT; draining it releases the socket.
-  result.stream.resume();
-  await new Promise<void>((resolve, reject) => {
-    result.stream.once('end', resolve);
-    result.stream.once('close', resolve);
-    result.stream.once('error', reject);
-  });
+  // The response body is empty for an INSERT; draining it releases the socket. `finished` also resolves for a
+  // stream that already ended (listening for 'end' would wait forever then).
+  await finished(result.stream.resume());
 }
 
 export function createClickHouseWriter(ch: ClickHouseClient, options: ClickHouseWriterOptions): RowWriter {
