@@ -2,7 +2,8 @@
  * Per-call cost of a wrapped read tool, against the same call with a hand-made OTel span and with no tracing.
  * Real SDK pipeline: BasicTracerProvider + BatchSpanProcessor + an exporter that drops everything.
  * Variants run interleaved, round after round; each figure is the median over rounds of the mean per-call time
- * within a round. Run: node --import tsx bench/instrumentation-overhead.ts [rounds] [callsPerRound]
+ * within a round, as wall time and as this process's CPU time (less disturbed by other processes on a shared
+ * machine); ratios are per round, then the median. Run: node --import tsx bench/instrumentation-overhead.ts [rounds] [callsPerRound]
  */
 import type { Tracer } from '@opentelemetry/api';
 import { SpanKind } from '@opentelemetry/api';
@@ -108,10 +109,14 @@ const variants: Record<string, () => Promise<unknown>> = {
   'tooltrail readTool': () => wrapped(session, ARGS),
 };
 
-async function sample(fn: () => Promise<unknown>): Promise<number> {
+/** Mean per-call wall time and CPU time (this process, all its threads: GC helpers included) over one batch. */
+async function sample(fn: () => Promise<unknown>): Promise<{ wall: number; cpu: number }> {
+  const cpu0 = process.cpuUsage();
   const start = process.hrtime.bigint();
   for (let i = 0; i < CALLS; i += 1) await fn();
-  return Number(process.hrtime.bigint() - start) / CALLS;
+  const wall = Number(process.hrtime.bigint() - start) / CALLS;
+  const cpu = process.cpuUsage(cpu0);
+  return { wall, cpu: ((cpu.user + cpu.system) * 1000) / CALLS };
 }
 
 const median = (xs: number[]) => {
@@ -121,30 +126,43 @@ const median = (xs: number[]) => {
 };
 
 const names = Object.keys(variants);
-const samples = new Map<string, number[]>(names.map((n) => [n, []]));
+const wall = new Map<string, number[]>(names.map((n) => [n, []]));
+const cpu = new Map<string, number[]>(names.map((n) => [n, []]));
 for (let round = -3; round < ROUNDS; round += 1) {
   // Rotate the order so that no variant always runs first (or right after a flush).
   const order = names.map((_, i) => names[(i + Math.max(round, 0)) % names.length] ?? '');
   for (const name of order) {
-    const ns = await sample(variants[name] ?? (async () => {}));
-    if (round >= 0) samples.get(name)?.push(ns);
+    const s = await sample(variants[name] ?? (async () => {}));
+    if (round >= 0) {
+      wall.get(name)?.push(s.wall);
+      cpu.get(name)?.push(s.cpu);
+    }
     await provider.forceFlush();
   }
 }
 await provider.shutdown();
 
-const med = Object.fromEntries(names.map((n) => [n, median(samples.get(n) ?? [])]));
 // Ratios are taken round by round (both variants measured under the same machine load), then the median.
-const ratio = (a: string, b: string) =>
-  median((samples.get(a) ?? []).map((x, i) => x / (samples.get(b)?.[i] ?? Number.NaN)));
+const ratio = (m: Map<string, number[]>, a: string, b: string) =>
+  median((m.get(a) ?? []).map((x, i) => x / (m.get(b)?.[i] ?? Number.NaN)));
+const TT = 'tooltrail readTool';
+const HAND = 'hand-made span, same attributes';
+const BARE = 'bare span (name only)';
 console.log(`instrumentation overhead: ${ROUNDS} rounds x ${CALLS} calls, node ${process.version}`);
-for (const n of names) console.log(`  ${n.padEnd(34)} ${(med[n] ?? 0).toFixed(0).padStart(7)} ns/call (median)`);
-const vsHand = ratio('tooltrail readTool', 'hand-made span, same attributes');
-const vsBare = ratio('tooltrail readTool', 'bare span (name only)');
-console.log(`  ratio tooltrail / hand-made span with the same attributes: ${vsHand.toFixed(2)}x (target <= 1.3x)`);
-console.log(`  ratio tooltrail / bare span (name only):                   ${vsBare.toFixed(2)}x`);
-// On a shared machine the fastest round is the least disturbed one: printed as a cross-check, not as the result.
-const fastest = (n: string) => Math.min(...(samples.get(n) ?? []));
+console.log(`  ${'variant'.padEnd(34)} ${'wall'.padStart(7)}    ${'cpu'.padStart(7)}  (ns/call, medians)`);
+for (const n of names) {
+  const w = median(wall.get(n) ?? []).toFixed(0);
+  const c = median(cpu.get(n) ?? []).toFixed(0);
+  console.log(`  ${n.padEnd(34)} ${w.padStart(7)}    ${c.padStart(7)}`);
+}
 console.log(
-  `  fastest rounds: hand-made ${fastest('hand-made span, same attributes').toFixed(0)} ns, tooltrail ${fastest('tooltrail readTool').toFixed(0)} ns, ratio ${(fastest('tooltrail readTool') / fastest('hand-made span, same attributes')).toFixed(2)}x`,
+  `  ratio tooltrail / hand-made span with the same attributes: wall ${ratio(wall, TT, HAND).toFixed(2)}x, cpu ${ratio(cpu, TT, HAND).toFixed(2)}x (target <= 1.3x)`,
+);
+console.log(
+  `  ratio tooltrail / bare span (name only):                   wall ${ratio(wall, TT, BARE).toFixed(2)}x, cpu ${ratio(cpu, TT, BARE).toFixed(2)}x`,
+);
+// On a shared machine the fastest round is the least disturbed one: printed as a cross-check, not as the result.
+const fastest = (n: string) => Math.min(...(wall.get(n) ?? []));
+console.log(
+  `  fastest rounds (wall): hand-made ${fastest(HAND).toFixed(0)} ns, tooltrail ${fastest(TT).toFixed(0)} ns, ratio ${(fastest(TT) / fastest(HAND)).toFixed(2)}x`,
 );

@@ -28,38 +28,64 @@ export interface EvidenceRecord {
   itemIds?: readonly string[];
 }
 
+/**
+ * The reads a session remembers, oldest forgotten first. Adding a read (every read call) is a store into a ring, with
+ * no hashing; the call-id index is brought up to date only when the guard looks (at a mutation, far rarer), from
+ * the reads added since. A retried call id takes a new slot, and lookups see its latest record.
+ */
 export class EvidenceLedger {
-  readonly #byCall = new Map<string, EvidenceRecord>();
-  /** Call ids in arrival order, as a ring: O(1) eviction (iterating a Map after many deletes is not). */
-  readonly #ring: (string | undefined)[];
-  #next = 0;
+  readonly #ring: (EvidenceRecord | undefined)[];
+  /** How many records were ever added: record number n lives in slot n % size until number n + size replaces it. */
+  #added = 0;
+  /** Call id -> number of its latest record, for the records added before #indexed (evicted ones may linger). */
+  readonly #byCall = new Map<string, number>();
+  #indexed = 0;
 
   constructor(limit: number) {
     this.#ring = new Array(limit).fill(undefined);
   }
 
   add(record: EvidenceRecord): void {
-    if (this.#byCall.has(record.callId)) {
-      // A repeated call id (a retried call) replaces the earlier record in place.
-      this.#byCall.set(record.callId, record);
-      return;
-    }
-    const evicted = this.#ring[this.#next];
-    if (evicted !== undefined) this.#byCall.delete(evicted);
-    this.#ring[this.#next] = record.callId;
-    this.#next = (this.#next + 1) % this.#ring.length;
-    this.#byCall.set(record.callId, record);
+    this.#ring[this.#added % this.#ring.length] = record;
+    this.#added += 1;
   }
 
   byCallId(callId: string): EvidenceRecord | undefined {
-    return this.#byCall.get(callId);
+    this.#sync();
+    const n = this.#byCall.get(callId);
+    return n === undefined || n < this.#oldest() ? undefined : this.#ring[n % this.#ring.length];
   }
 
-  /** Every remembered read of this snapshot token. */
+  /** Every remembered read of this snapshot token, oldest first. */
   bySnapshot(snapshot: string): EvidenceRecord[] {
+    this.#sync();
     const out: EvidenceRecord[] = [];
-    for (const r of this.#byCall.values()) if (r.scope?.snapshot === snapshot) out.push(r);
+    for (let n = this.#oldest(); n < this.#added; n += 1) {
+      const r = this.#ring[n % this.#ring.length];
+      // A record replaced by a later one with the same call id is not a read of its own.
+      if (r !== undefined && r.scope?.snapshot === snapshot && this.#byCall.get(r.callId) === n) out.push(r);
+    }
     return out;
+  }
+
+  /** Number of the oldest record still in the ring. */
+  #oldest(): number {
+    return Math.max(0, this.#added - this.#ring.length);
+  }
+
+  #sync(): void {
+    if (this.#indexed === this.#added) return;
+    const size = this.#ring.length;
+    // Entries of evicted reads are ignored by lookups; drop them once they outnumber the live ones.
+    if (this.#byCall.size > 2 * size) {
+      this.#byCall.clear();
+      this.#indexed = this.#oldest();
+    }
+    for (let n = Math.max(this.#indexed, this.#oldest()); n < this.#added; n += 1) {
+      const r = this.#ring[n % size];
+      if (r !== undefined) this.#byCall.set(r.callId, n);
+    }
+    this.#indexed = this.#added;
   }
 }
 

@@ -4,7 +4,7 @@
  * contract, opt-in recording, the evidence ledger and, for mutations, the guard's decision before anything runs.
  */
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
-import { diag, SpanKind } from '@opentelemetry/api';
+import { context, diag, SpanKind, trace } from '@opentelemetry/api';
 import {
   Attr,
   EXECUTE_TOOL,
@@ -100,7 +100,8 @@ export interface BindOptions<V, T> {
   itemId?: ((item: T) => string | number | undefined) | undefined;
 }
 
-type Execute<V> = (ctx: ToolCallContext) => Promise<V> | V;
+/** The tool itself, called with its arguments (passed along rather than captured: no closure per call). */
+type Execute<A, V> = (args: A, ctx: ToolCallContext) => Promise<V> | V;
 
 export class ToolCallRunner {
   readonly #tracer: Tracer;
@@ -125,28 +126,40 @@ export class ToolCallRunner {
     };
   }
 
-  read<V, T>(
+  read<V, T, A>(
     tool: ToolBinding<V, T>,
     session: Session,
-    args: unknown,
+    args: A,
     call: CallOptions | undefined,
-    execute: Execute<V>,
+    execute: Execute<A, V>,
   ): Promise<ReadOutcome<T, V>> {
     const callId = call?.toolCallId ?? globalThis.crypto.randomUUID();
     const sequence = session.nextSequence();
     const attributes = this.#attributes(tool, session, 'read', callId, sequence, args);
-    return this.#tracer.startActiveSpan(tool.spanName, { kind: SpanKind.INTERNAL, attributes }, (span) =>
-      this.#execute(span, tool, session, callId, sequence, execute, true),
-    );
+    // startActiveSpan, without its per-call closure: context.with passes the arguments through.
+    const span = this.#tracer.startSpan(tool.spanName, { kind: SpanKind.INTERNAL, attributes });
+    return context.with(
+      trace.setSpan(context.active(), span),
+      this.#execute,
+      this,
+      span,
+      tool,
+      session,
+      callId,
+      sequence,
+      args,
+      execute,
+      true,
+    ) as Promise<ReadOutcome<T, V>>;
   }
 
-  mutate<V, T>(
+  mutate<V, T, A>(
     tool: ToolBinding<V, T>,
     session: Session,
-    args: unknown,
+    args: A,
     call: MutationCallOptions | undefined,
     plan: MutationPlan | undefined,
-    execute: Execute<V>,
+    execute: Execute<A, V>,
   ): Promise<MutationOutcome<T, V>> {
     const callId = call?.toolCallId ?? globalThis.crypto.randomUUID();
     const sequence = session.nextSequence();
@@ -180,26 +193,27 @@ export class ToolCallRunner {
       tool.spanName,
       { kind: SpanKind.INTERNAL, attributes },
       async (span): Promise<MutationOutcome<T, V>> => {
-        if (!enforced) return this.#runUnenforced(span, tool, session, callId, sequence, execute, verdict);
+        if (!enforced) return this.#runUnenforced(span, tool, session, callId, sequence, args, execute, verdict);
         if (verdict.decision !== 'allowed') {
           // Not run, and not a span error: the guard did its job.
           span.end();
           if (!verdict.review) throw new Error('tooltrail: the guard refused without a review request');
           return { decision: verdict.decision, callId, sequence, findings: verdict.findings, review: verdict.review };
         }
-        const outcome = await this.#execute(span, tool, session, callId, sequence, execute, false);
+        const outcome = await this.#execute(span, tool, session, callId, sequence, args, execute, false);
         return { ...outcome, decision: 'allowed', findings: [] };
       },
     );
   }
 
-  async #runUnenforced<V, T>(
+  async #runUnenforced<V, T, A>(
     span: Span,
     tool: ToolBinding<V, T>,
     session: Session,
     callId: string,
     sequence: number,
-    execute: Execute<V>,
+    args: A,
+    execute: Execute<A, V>,
     verdict: GuardVerdict,
   ): Promise<MutationOutcome<T, V>> {
     const findings = [...new Set(verdict.findings.map((f) => f.code))];
@@ -207,7 +221,7 @@ export class ToolCallRunner {
       [GuardUnenforcedEvent.DECISION]: verdict.decision,
       [GuardUnenforcedEvent.FINDINGS]: findings,
     });
-    const outcome = await this.#execute(span, tool, session, callId, sequence, execute, false);
+    const outcome = await this.#execute(span, tool, session, callId, sequence, args, execute, false);
     return {
       ...outcome,
       decision: 'not_checked',
@@ -244,19 +258,20 @@ export class ToolCallRunner {
   }
 
   /** Runs the tool inside its span and ends the span, whatever happens. */
-  async #execute<V, T>(
+  async #execute<V, T, A>(
     span: Span,
     tool: ToolBinding<V, T>,
     session: Session,
     callId: string,
     sequence: number,
-    execute: Execute<V>,
+    args: A,
+    execute: Execute<A, V>,
     /** Only reads are evidence: a mutation's own result says nothing about what a later mutation may rely on. */
     isEvidence: boolean,
   ): Promise<ReadOutcome<T, V>> {
     let value: V;
     try {
-      value = await execute({ callId, sequence, session, span });
+      value = await execute(args, { callId, sequence, session, span });
     } catch (err) {
       const { type, message } = recordThrown(span, err);
       const result = errorResult({ type, message });

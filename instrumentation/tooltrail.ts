@@ -85,15 +85,14 @@ export function createTooltrail(options: TooltrailOptions = {}): Tooltrail {
     session: (info) => new Session(info, config.evidenceLedgerSize),
     readTool<A, T, V>(definition: string | ToolDefinition<T>, fn: (args: A, ctx: ToolCallContext) => Promise<V> | V) {
       const tool = bind<T, V>(definition);
-      return (session: Session, args: A, call?: CallOptions) =>
-        runner.read(tool, session, args, call, (ctx) => fn(args, ctx));
+      return (session: Session, args: A, call?: CallOptions) => runner.read(tool, session, args, call, fn);
     },
     mutationTool<A, T, V>(
       definition: string | ToolDefinition<T>,
       fn: (args: A, ctx: ToolCallContext) => Promise<V> | V,
     ): MutationTool<A, T, V> {
       const tool = bind<T, V>(definition);
-      return (session, args, plan, call) => runner.mutate(tool, session, args, call, plan, (ctx) => fn(args, ctx));
+      return (session, args, plan, call) => runner.mutate(tool, session, args, call, plan, fn);
     },
   };
 }
