@@ -189,6 +189,8 @@ export class IngestLoop {
     this.o.metrics.consumerLag.set({ partition: String(p) }, Math.max(0, highWatermark - firstOffset));
 
     while (st.buffer.length > 0 && !this.stopping && control.isActive()) {
+      // A group join during the previous await reset this partition: kafkajs re-delivers from the commit.
+      if (!st.planner || this.partitions.get(p) !== st) return;
       const plan = st.planner.next(st.buffer, this.o.limits, highWatermark);
       if (plan.kind === 'wait') return;
       if (plan.kind !== 'store' || plan.recorded) {

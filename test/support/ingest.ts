@@ -93,11 +93,9 @@ export interface SyntheticOptions {
   warningEvery?: number;
 }
 
+/** Deterministic but random-looking ids (real ids are random: they must not compress better than in production). */
 function idBytes(length: number, seed: number, index: number): Buffer {
-  const b = Buffer.alloc(length);
-  b.writeUInt32BE(seed >>> 0, 0);
-  b.writeUInt32BE(index + 1, length - 4);
-  return b;
+  return createHash('sha256').update(`${seed}:${index}`).digest().subarray(0, length);
 }
 
 /**
