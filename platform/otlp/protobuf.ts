@@ -11,7 +11,6 @@ import type {
   ExportTraceServiceRequest,
   ExportTraceServiceResponse,
   InstrumentationScope,
-  Long64,
   Resource,
   ResourceSpans,
   ScopeSpans,
@@ -125,73 +124,16 @@ class CheckedReader extends protobuf.BufferReader {
     }
     return (buf as LatinSlicing).latin1Slice(start, end);
   }
-
-  // 64-bit fields as plain { low, high, unsigned } (the Long64 shape) instead of a LongBits and a Long each:
-  // two of them per span and one per integer attribute.
-  fixed64(): Long64 {
-    const p = this.pos;
-    if (p + 8 > this.len) throw new RangeError(`index out of range: ${p} + 8 > ${this.len}`);
-    const b = this.buf;
-    this.pos = p + 8;
-    const low =
-      (b[p] as number) | ((b[p + 1] as number) << 8) | ((b[p + 2] as number) << 16) | ((b[p + 3] as number) << 24);
-    const high =
-      (b[p + 4] as number) | ((b[p + 5] as number) << 8) | ((b[p + 6] as number) << 16) | ((b[p + 7] as number) << 24);
-    return { low, high, unsigned: true };
-  }
-
-  int64(): Long64 {
-    const b = this.buf;
-    let p = this.pos;
-    let low = 0;
-    let high = 0;
-    let byte = 0;
-    const next = () => {
-      if (p >= this.len) throw new RangeError(`index out of range: ${p} >= ${this.len}`);
-      return b[p++] as number;
-    };
-    for (let shift = 0; shift < 28; shift += 7) {
-      byte = next();
-      low |= (byte & 0x7f) << shift;
-      if (byte < 0x80) {
-        this.pos = p;
-        return { low, high: 0, unsigned: false };
-      }
-    }
-    byte = next();
-    low |= (byte & 0x0f) << 28;
-    high = (byte & 0x7f) >> 4;
-    if (byte < 0x80) {
-      this.pos = p;
-      return { low, high, unsigned: false };
-    }
-    for (let shift = 3; shift < 32; shift += 7) {
-      byte = next();
-      high |= (byte & 0x7f) << shift;
-      if (byte < 0x80) {
-        this.pos = p;
-        return { low, high, unsigned: false };
-      }
-    }
-    throw new Error('invalid varint encoding');
-  }
 }
 
 /** Invalid UTF-8 strings found inside each decoded message (span, scope, resource, and their containers). */
 const invalidUtf8Counts = new WeakMap<object, number>();
 /**
- * Where each decoded span lies in its input, so an unchanged span can be forwarded without re-encoding it. Kept as
- * symbol-keyed properties of the span (the generated encoders ignore them), not in a WeakMap: 512 ephemerons per
- * request made every young-generation GC slower.
+ * Where each span of the request being decoded lies in its input, so an unchanged span can be forwarded without
+ * re-encoding it. Plain Maps owned by that one decode (a property added to each span made decoding twice as slow;
+ * a WeakMap made every young-generation GC slower).
  */
-const RAW_INPUT = Symbol('otlp.raw.input');
-const RAW_START = Symbol('otlp.raw.start');
-const RAW_END = Symbol('otlp.raw.end');
-interface RawLocated {
-  [RAW_INPUT]?: Uint8Array;
-  [RAW_START]?: number;
-  [RAW_END]?: number;
-}
+let spanRanges: { starts: Map<object, number>; ends: Map<object, number> } | undefined;
 const spanType = traceV1.Span as GeneratedType<unknown>;
 
 // Record, per message of these types, how many invalid strings its decoding met (its nested messages included).
@@ -208,11 +150,9 @@ for (const type of [
     const before = reader.invalidUtf8;
     const message = decode.call(this, reader, length, error);
     if (reader.invalidUtf8 !== before) invalidUtf8Counts.set(message, reader.invalidUtf8 - before);
-    if (type === spanType && length !== undefined) {
-      const located = message as RawLocated;
-      located[RAW_INPUT] = reader.buf;
-      located[RAW_START] = reader.pos - length;
-      located[RAW_END] = reader.pos;
+    if (type === spanType && length !== undefined && spanRanges) {
+      spanRanges.starts.set(message, reader.pos - length);
+      spanRanges.ends.set(message, reader.pos);
     }
     return message;
   };
@@ -239,17 +179,21 @@ export interface CheckedDecode {
 
 /** Decodes and reports invalid UTF-8 per message; throws OtlpDecodeError when the bytes are not this message. */
 export function decodeExportTraceServiceRequestChecked(bytes: Uint8Array): CheckedDecode {
-  const reader = new CheckedReader(toBuffer(bytes));
+  const input = toBuffer(bytes);
+  const reader = new CheckedReader(input);
+  const ranges = { starts: new Map<object, number>(), ends: new Map<object, number>() };
   let request: ExportTraceServiceRequest;
+  spanRanges = ranges;
   try {
     request = collectorV1.ExportTraceServiceRequest.decode(reader) as ExportTraceServiceRequest;
   } catch (err) {
     throw new OtlpDecodeError(`not a valid ExportTraceServiceRequest: ${(err as Error).message}`);
+  } finally {
+    spanRanges = undefined;
   }
-  const input = reader.buf as Buffer;
   const encodedSpan = (span: Span) => {
-    const located = span as RawLocated;
-    return located[RAW_INPUT] === input ? input.subarray(located[RAW_START], located[RAW_END]) : undefined;
+    const start = ranges.starts.get(span);
+    return start === undefined ? undefined : input.subarray(start, ranges.ends.get(span));
   };
   if (reader.invalidUtf8 === 0) return { request, invalidUtf8: () => 0, encodedSpan };
   return { request, invalidUtf8: (m) => invalidUtf8Counts.get(m) ?? 0, encodedSpan };
