@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { digestConfigFromEnv } from '../audit/config.ts';
+import { createDigestRecorder } from '../audit/recorder.ts';
 import { type IngestOverrides, loadIngestConfig } from '../ingest/config.ts';
 import { startIngest } from '../ingest/service.ts';
 
@@ -55,7 +57,11 @@ export function registerIngestCommand(program: Command): void {
  */
 export async function runIngest(flags: IngestOverrides): Promise<void> {
   const config = loadIngestConfig(flags);
-  const ingest = await startIngest(config);
+  const digestConfig = digestConfigFromEnv();
+  // Same tamper evidence as direct mode: `tooltrail verify` checks rows against these digests.
+  const ingest = await startIngest(config, {
+    digests: (ch) => createDigestRecorder(ch, { database: config.clickhouse.database, ...digestConfig }),
+  });
   console.error(
     `tooltrail ingest: ${config.kafka.topic} (group ${config.kafka.groupId}) -> ClickHouse ${config.clickhouse.database}` +
       (ingest.metricsPort !== undefined ? `; metrics on :${ingest.metricsPort}/metrics` : ''),

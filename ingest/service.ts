@@ -3,7 +3,8 @@
  * poller and the metrics endpoint, and shuts down in order (consumer, then dead-letter producer, then ClickHouse).
  */
 import { createServer, type Server } from 'node:http';
-import { createClickHouse } from '../platform/clickhouse.ts';
+import type { DigestRecorder } from '../audit/recorder.ts';
+import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
 import {
   createBatchConsumer,
   createIdempotentProducer,
@@ -28,6 +29,11 @@ export interface RunningIngest {
 
 export interface StartIngestOptions {
   log?: (message: string) => void;
+  /**
+   * Tamper evidence (audit/README.md): digests of every stored batch, recorded after ClickHouse acknowledged the
+   * rows and before the offsets are committed. Built from the ingest's own ClickHouse client.
+   */
+  digests?: (ch: ClickHouseClient) => DigestRecorder;
 }
 
 export async function startIngest(config: IngestConfig, options: StartIngestOptions = {}): Promise<RunningIngest> {
@@ -62,7 +68,11 @@ export async function startIngest(config: IngestConfig, options: StartIngestOpti
   const loop = new IngestLoop({
     topic: config.kafka.topic,
     consumer,
-    writer: createClickHouseWriter(ch, { database: config.clickhouse.database, metrics }),
+    writer: createClickHouseWriter(ch, {
+      database: config.clickhouse.database,
+      metrics,
+      ...(options.digests ? { digests: options.digests(ch) } : {}),
+    }),
     batchLog: createBatchLog(ch, config.clickhouse.database, config.kafka.groupId, config.kafka.topic),
     deadLetters: { send: (messages) => producer.send(config.kafka.deadLetterTopic, messages) },
     metrics,
