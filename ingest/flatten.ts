@@ -10,7 +10,6 @@
 import {
   ATTRIBUTE_TYPES,
   Attr,
-  type AttrName,
   EXECUTE_TOOL,
   GenAi,
   OtelResource,
