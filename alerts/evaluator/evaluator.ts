@@ -10,7 +10,7 @@ import type { PostableAlert } from '../alertmanager/payload.ts';
 import { addSeconds, type Clock, systemClock } from '../clock.ts';
 import { type AlertsConfig, EVALUATOR_ACTOR } from '../config.ts';
 import { detect } from '../findings/detect.ts';
-import { loadOpenAndMatching, writeRecords } from '../findings/store.ts';
+import { loadOpenAndRecent, writeRecords } from '../findings/store.ts';
 import { recordStateChanges, type StateChange } from '../warnings/store.ts';
 import { planAlerts, reconcile, recordsAfterSend } from './reconcile.ts';
 import { type Schedule, startSchedule } from './schedule.ts';
@@ -101,12 +101,7 @@ export class Evaluator {
     );
     await recordStateChanges(ch, database, changes);
 
-    const stored = await loadOpenAndMatching(
-      ch,
-      database,
-      c.tenant,
-      detection.findings.map((f) => f.fingerprint),
-    );
+    const stored = await loadOpenAndRecent(ch, database, c.tenant, since);
     const plan = reconcile({ now, detected: detection.findings, stored, findingActiveSeconds: c.findingActiveSeconds });
     const alerts = planAlerts(plan, now, c.alertTtlSeconds);
     let sendError: string | null = null;

@@ -14,7 +14,7 @@ import type { FindingRecord } from '../findings/store.ts';
 export interface ReconcileInput {
   now: Date;
   detected: readonly Finding[];
-  /** Open records and earlier records of the detected fingerprints (findings/store.ts loadOpenAndMatching). */
+  /** Open records and the records of the range being judged (findings/store.ts loadOpenAndRecent). */
   stored: ReadonlyMap<string, FindingRecord>;
   findingActiveSeconds: number;
 }

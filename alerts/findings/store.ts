@@ -53,20 +53,21 @@ const COLUMNS = `finding_json, first_seen, last_seen, resolved_at, toString(reso
                  toString(alert_status) AS alert_status, last_sent_at`;
 
 /**
- * What the evaluator must reconcile: findings still open (active, or resolved but Alertmanager not yet told)
- * plus any earlier record of the fingerprints found now.
+ * What the evaluator must reconcile: findings still open (active, or resolved but Alertmanager not yet told),
+ * plus every record of a thing that happened in the range being judged (event_time >= since), so a finding
+ * found again keeps its history. Bounded by time, not by a list of fingerprints (which could outgrow a URL).
  */
-export async function loadOpenAndMatching(
+export async function loadOpenAndRecent(
   ch: ClickHouseClient,
   database: string,
   tenant: string,
-  fingerprints: readonly string[],
+  since: Date,
 ): Promise<Map<string, FindingRecord>> {
   const rs = await ch.query({
     query: `SELECT ${COLUMNS} FROM ${table(database, 'findings')} FINAL
             WHERE ({tenant:String} = '' OR tenant = {tenant:String})
-              AND (resolved_at IS NULL OR alert_status = 'firing' OR fingerprint IN {fingerprints:Array(String)})`,
-    query_params: { tenant, fingerprints },
+              AND (resolved_at IS NULL OR alert_status = 'firing' OR event_time >= {since:DateTime64(3)})`,
+    query_params: { tenant, since },
     format: 'JSONEachRow',
   });
   const out = new Map<string, FindingRecord>();
