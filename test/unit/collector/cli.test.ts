@@ -1,0 +1,33 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { Command } from 'commander';
+import { registerCollectorCommand } from '../../../cli/collector.ts';
+import { ConfigError } from '../../../services/config.ts';
+
+function program(): Command {
+  const p = new Command('tooltrail').exitOverride();
+  registerCollectorCommand(p);
+  return p;
+}
+
+describe('tooltrail collector command', () => {
+  it('refuses --no-auth on a non-loopback address with a one-line configuration error naming the key', async () => {
+    await assert.rejects(
+      program().parseAsync(['collector', '--no-auth', '--host', '0.0.0.0'], { from: 'user' }),
+      (e: Error) => e instanceof ConfigError && /collector\.http\.host: .*loopback/.test(e.message),
+    );
+  });
+
+  it('refuses to start without tokens in bearer mode, saying which variable to set', async () => {
+    const saved = process.env.TOOLTRAIL_COLLECTOR_TOKENS;
+    delete process.env.TOOLTRAIL_COLLECTOR_TOKENS;
+    try {
+      await assert.rejects(
+        program().parseAsync(['collector', '--port', '0'], { from: 'user' }),
+        (e: Error) => e instanceof ConfigError && e.message.includes('TOOLTRAIL_COLLECTOR_TOKENS'),
+      );
+    } finally {
+      if (saved !== undefined) process.env.TOOLTRAIL_COLLECTOR_TOKENS = saved;
+    }
+  });
+});
