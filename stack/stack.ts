@@ -122,7 +122,11 @@ export async function startStack(o: StackOptions): Promise<Stack> {
         url: o.services.clickhouse.url,
         database: o.schema.database,
       };
-      ingest = await startIngest(ingestConfig, { log: (m) => o.log(`ingest       ${m}`) });
+      const digestConfig = digestConfigFromEnv(o.env);
+      ingest = await startIngest(ingestConfig, {
+        log: (m) => o.log(`ingest       ${m}`),
+        digests: (client) => createDigestRecorder(client, { database: o.schema.database, ...digestConfig }),
+      });
       collector = await createCollector(collectorConfig, { notify: (l) => o.log(l), quiet: true });
     } else {
       validateCollectorConfig(collectorConfig);
