@@ -189,6 +189,7 @@ export interface IngestOverrides {
   lingerMs?: number;
   defaultTenant?: string;
   metricsPort?: number;
+  metricsHost?: string;
   createTopics?: boolean;
   sessionTimeoutMs?: number;
 }
@@ -204,6 +205,7 @@ const EnvSchema = z.object({
   TOOLTRAIL_INGEST_LINGER_MS: num.optional(),
   TOOLTRAIL_INGEST_DEFAULT_TENANT: z.string().optional(),
   TOOLTRAIL_INGEST_METRICS_PORT: num.optional(),
+  TOOLTRAIL_INGEST_METRICS_HOST: z.string().min(1).optional(),
   TOOLTRAIL_INGEST_CREATE_TOPICS: z.enum(['true', 'false']).optional(),
   TOOLTRAIL_INGEST_SESSION_TIMEOUT_MS: num.optional(),
 });
@@ -226,6 +228,7 @@ export function overridesFromEnv(env: NodeJS.ProcessEnv = process.env): IngestOv
   if (e.TOOLTRAIL_INGEST_LINGER_MS !== undefined) o.lingerMs = e.TOOLTRAIL_INGEST_LINGER_MS;
   if (e.TOOLTRAIL_INGEST_DEFAULT_TENANT) o.defaultTenant = e.TOOLTRAIL_INGEST_DEFAULT_TENANT;
   if (e.TOOLTRAIL_INGEST_METRICS_PORT !== undefined) o.metricsPort = e.TOOLTRAIL_INGEST_METRICS_PORT;
+  if (e.TOOLTRAIL_INGEST_METRICS_HOST !== undefined) o.metricsHost = e.TOOLTRAIL_INGEST_METRICS_HOST;
   if (e.TOOLTRAIL_INGEST_CREATE_TOPICS !== undefined) o.createTopics = e.TOOLTRAIL_INGEST_CREATE_TOPICS === 'true';
   if (e.TOOLTRAIL_INGEST_SESSION_TIMEOUT_MS !== undefined) o.sessionTimeoutMs = e.TOOLTRAIL_INGEST_SESSION_TIMEOUT_MS;
   return o;
@@ -244,6 +247,8 @@ export function applyOverrides(base: IngestConfig, o: IngestOverrides): IngestCo
   if (o.lingerMs !== undefined) c.batch.lingerMs = o.lingerMs;
   if (o.defaultTenant !== undefined) c.defaultTenant = o.defaultTenant;
   if (o.metricsPort !== undefined) c.metrics.port = o.metricsPort;
+  // Loopback by default; a container sets 0.0.0.0 so Prometheus can scrape it.
+  if (o.metricsHost !== undefined) c.metrics.host = o.metricsHost;
   return c;
 }
 

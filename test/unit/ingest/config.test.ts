@@ -11,6 +11,13 @@ describe('ingest config', () => {
     assert.equal(c.defaultTenant, undefined, 'spans without a tenant are dead-lettered unless configured');
   });
 
+  it('serves metrics on loopback unless a host is configured, as a container needs', () => {
+    assert.equal(loadIngestConfig({}, {}).metrics.host, '127.0.0.1');
+    const c = loadIngestConfig({}, { TOOLTRAIL_INGEST_METRICS_PORT: '9464', TOOLTRAIL_INGEST_METRICS_HOST: '0.0.0.0' });
+    assert.equal(c.metrics.host, '0.0.0.0');
+    assert.equal(c.metrics.port, 9464);
+  });
+
   it('lets flags win over the environment', () => {
     const c = loadIngestConfig(
       { topic: 'from-flag' },
