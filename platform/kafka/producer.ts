@@ -1,7 +1,22 @@
+import { promisify } from 'node:util';
+import { gzip, unzip } from 'node:zlib';
 import kafkajs from 'kafkajs';
 import type { KafkaClient } from './client.ts';
 
-const { CompressionTypes, Partitioners } = kafkajs;
+const { CompressionCodecs, CompressionTypes, Partitioners } = kafkajs;
+
+const gzipAsync = promisify(gzip);
+const unzipAsync = promisify(unzip);
+/**
+ * kafkajs' built-in gzip codec uses zlib's defaults: level 6 and 16 KiB chunks, i.e. one main-thread callback per
+ * 16 KiB of a multi-megabyte batch. Measured on 512-span OTLP batches: level 1 compresses 14x instead of 15x at less
+ * than half the CPU, and 1 MiB chunks remove most callbacks. Same gzip format: every consumer reads it unchanged.
+ */
+const GZIP_OPTIONS = { level: 1, chunkSize: 1024 * 1024 };
+CompressionCodecs[CompressionTypes.GZIP] = () => ({
+  compress: (encoder: { buffer: Buffer }) => gzipAsync(encoder.buffer, GZIP_OPTIONS),
+  decompress: (buffer: Buffer) => unzipAsync(buffer),
+});
 
 export interface OutgoingMessage {
   key: Buffer | string | null;
