@@ -134,7 +134,7 @@ export interface OwnerChange extends Subject {
   reason: string;
 }
 
-/** The whole change log of one subject kind (or all), oldest first. */
+/** The whole owner change log, oldest first. */
 export async function ownerHistory(ch: ClickHouseClient, database: string): Promise<OwnerChange[]> {
   const rs = await ch.query({
     query: `SELECT tenant, subject_kind, subject, source, action, owner, team, changed_by, changed_at, reason
