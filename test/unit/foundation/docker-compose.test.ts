@@ -74,3 +74,14 @@ test('every command the compose services run exists in the tooltrail CLI', async
     assert.ok(cmd && new RegExp(`^  ${cmd}\\b`, 'm').test(help.stdout), `${name}: "${cmd}" is not a tooltrail command`);
   }
 });
+
+test('every file or folder compose mounts from the repository exists', async () => {
+  const { existsSync } = await import('node:fs');
+  for (const [name, s] of Object.entries(compose.services)) {
+    for (const v of s.volumes ?? []) {
+      const src = v.split(':')[0]!;
+      if (src.startsWith('.'))
+        assert.ok(existsSync(resolve(import.meta.dirname, '../../..', src)), `${name} mounts missing ${src}`);
+    }
+  }
+});
