@@ -32,6 +32,8 @@ const { values: args } = parseArgs({
     compression: { type: 'string', default: 'gzip' },
     'decode-threads': { type: 'string', default: '0' },
     producers: { type: 'string', default: '2' },
+    /** Comma-separated subset of discard,kafka (profiling one side); the report needs both. */
+    modes: { type: 'string', default: 'discard,kafka' },
     serve: { type: 'string' },
     topic: { type: 'string' },
   },
@@ -236,7 +238,7 @@ async function main() {
   const results: Record<'kafka' | 'discard', RoundResult[]> = { kafka: [], discard: [] };
   try {
     for (let i = 0; i < rounds; i++) {
-      for (const mode of ['discard', 'kafka'] as const) {
+      for (const mode of (['discard', 'kafka'] as const).filter((m) => args.modes?.split(',').includes(m))) {
         const r = await round(mode, topic, bodies, seconds, concurrency);
         results[mode].push(r);
         console.log(
@@ -247,6 +249,7 @@ async function main() {
   } finally {
     await deleteTopics(kafka, [topic]).catch(() => {});
   }
+  if (results.kafka.length === 0 || results.discard.length === 0) return;
   const summary = (mode: 'kafka' | 'discard') => {
     const rs = results[mode];
     return {
