@@ -6,7 +6,7 @@
  * ROUNDS rounds. The collector runs in a child process so its CPU is its own.
  *
  *   node --import tsx bench/collector-throughput.ts [--seconds 10] [--rounds 3] [--concurrency 8] [--compression gzip|none]
- *       [--decode-threads 0] [--producers 2]
+ *       [--decode-threads 0] [--producers 1]
  */
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -31,7 +31,7 @@ const { values: args } = parseArgs({
     concurrency: { type: 'string', default: '8' },
     compression: { type: 'string', default: 'gzip' },
     'decode-threads': { type: 'string', default: '0' },
-    producers: { type: 'string', default: '2' },
+    producers: { type: 'string', default: '1' },
     /** Comma-separated subset of discard,kafka (profiling one side); the report needs both. */
     modes: { type: 'string', default: 'discard,kafka' },
     serve: { type: 'string' },
@@ -118,7 +118,7 @@ async function startChild(mode: 'kafka' | 'discard', topic: string) {
       '--decode-threads',
       args['decode-threads'] ?? '0',
       '--producers',
-      args.producers ?? '2',
+      args.producers ?? '1',
     ],
     {
       execArgv: ['--import', 'tsx', ...(process.env.BENCH_CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
