@@ -15,37 +15,33 @@
 --     + 2 if the guard allowed M or no guard ran + 1 if target_count >= 10, + 2 if >= 100
 --   score >= 7: critical, 3..6: warning, <= 2: info
 --
--- How (for speed over tens of millions of rows): mutations are first joined with the few INCOMPLETE reads only
--- (candidates); then the complete reads are streamed once against the small set of candidates to check the
--- evidence they declared.
+-- How (for speed over tens of millions of rows): the detector reads three small tables that materialized views fill
+-- at insert time (migration 0014), never tool_calls itself: mutations are joined with the INCOMPLETE reads of their
+-- session (on session_key, then tenant and session compared exactly) to find candidates; then the evidence each
+-- candidate declares (one row per snapshot / call id) is looked up among the complete reads by item_key, a 64-bit
+-- hash of (tenant, session, kind, value): a false match needs a hash collision within the window (~1e-16).
+-- Both joins keep the small side as the hash table (RIGHT JOIN for the second).
 --
 -- Parameters: database (Identifier), tenant ('' = every tenant), since/until (M's start time range),
 -- window_seconds (how far before M a read still counts).
 WITH
     mutations AS
     (
-        SELECT
-            tenant, if(session_id = '', trace_id, session_id) AS session, trace_id, span_id, tool_call_id,
-            start_time, ifNull(sequence, 0) AS seq, tool_name, agent_name, scope_resource, mutation_basis,
-            mutation_target_count, guard_decision, evidence_snapshots, evidence_call_ids
-        FROM {database:Identifier}.tool_calls
-        WHERE effect = 'mutation'
-          AND ({tenant:String} = '' OR tenant = {tenant:String})
+        SELECT tenant, session, session_key, trace_id, span_id, tool_call_id, start_time, seq, tool_name, agent_name,
+            scope_resource, mutation_basis, mutation_target_count, guard_decision, evidence_snapshots, evidence_call_ids
+        FROM {database:Identifier}.detector_mutations
+        WHERE ({tenant:String} = '' OR tenant = {tenant:String})
           AND start_time >= {since:DateTime64(9)} AND start_time < {until:DateTime64(9)}
     ),
-    reads AS
+    incomplete_reads AS
     (
-        SELECT
-            tenant, if(session_id = '', trace_id, session_id) AS session, trace_id, span_id, tool_call_id,
-            start_time, ifNull(sequence, 0) AS seq, tool_name, scope_resource, scope_snapshot, result_complete,
-            complete_reported, result_reasons, result_item_count
-        FROM {database:Identifier}.tool_calls
-        WHERE effect = 'read'
-          AND ({tenant:String} = '' OR tenant = {tenant:String})
+        SELECT tenant, session, session_key, trace_id, span_id, tool_call_id, start_time, seq, tool_name,
+            scope_resource, scope_snapshot, complete_reported, result_reasons, result_item_count
+        FROM {database:Identifier}.detector_incomplete_reads
+        WHERE ({tenant:String} = '' OR tenant = {tenant:String})
           AND start_time >= {since:DateTime64(9)} - toIntervalSecond({window_seconds:UInt32})
           AND start_time < {until:DateTime64(9)}
     ),
-    -- Mutations with the incomplete reads of their window that concern them (same resource, or named).
     candidates AS
     (
         SELECT
@@ -63,17 +59,23 @@ WITH
                 AS reasons,
             max(ifNull(r.result_item_count = 0, false)) AS incomplete_empty
         FROM mutations AS m
-        INNER JOIN (SELECT * FROM reads WHERE NOT result_complete) AS r
-            ON r.tenant = m.tenant AND r.session = m.session
-        WHERE (r.start_time, r.seq) < (m.start_time, m.seq)
+        INNER JOIN incomplete_reads AS r ON r.session_key = m.session_key
+        WHERE r.tenant = m.tenant AND r.session = m.session
+          AND (r.start_time, r.seq) < (m.start_time, m.seq)
           AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32})
           AND ((r.scope_resource != '' AND r.scope_resource = m.scope_resource)
             OR (r.scope_snapshot != '' AND has(m.evidence_snapshots, r.scope_snapshot))
             OR (r.tool_call_id != '' AND has(m.evidence_call_ids, r.tool_call_id)))
         GROUP BY m.tenant, m.session, m.trace_id, m.span_id
     ),
-    -- Each candidate with the declared evidence that a complete read of its window covered. RIGHT JOIN: the
-    -- small candidate set is the hash table; the complete reads stream past it once.
+    candidate_items AS
+    (
+        SELECT *, item.1 AS item_kind, item.2 AS item_value,
+            if(item.2 = '', 0, cityHash64(tenant, session, item.1, item.2)) AS item_key
+        FROM candidates
+        LEFT ARRAY JOIN arrayConcat(arrayMap(s -> ('snapshot', s), evidence_snapshots),
+                                    arrayMap(c -> ('call', c), evidence_call_ids)) AS item
+    ),
     judged AS
     (
         SELECT
@@ -86,15 +88,20 @@ WITH
             any(c.read_span_ids) AS read_span_ids, any(c.read_trace_ids) AS read_trace_ids,
             any(c.read_tool_names) AS read_tool_names, any(c.reasons) AS reasons,
             any(c.incomplete_empty) AS incomplete_empty,
-            -- r.* hold default values when no complete read matched, and fail the window test.
-            groupUniqArrayIf(r.scope_snapshot, has(c.evidence_snapshots, r.scope_snapshot)
+            groupUniqArrayIf(c.item_value, c.item_kind = 'snapshot'
                 AND (r.start_time, r.seq) < (c.mutation_time, c.mutation_seq)
                 AND r.start_time >= c.mutation_time - toIntervalSecond({window_seconds:UInt32})) AS complete_snapshots,
-            groupUniqArrayIf(r.tool_call_id, has(c.evidence_call_ids, r.tool_call_id)
+            groupUniqArrayIf(c.item_value, c.item_kind = 'call'
                 AND (r.start_time, r.seq) < (c.mutation_time, c.mutation_seq)
                 AND r.start_time >= c.mutation_time - toIntervalSecond({window_seconds:UInt32})) AS complete_call_ids
-        FROM (SELECT * FROM reads WHERE result_complete) AS r
-        RIGHT JOIN candidates AS c ON r.tenant = c.tenant AND r.session = c.session
+        FROM
+        (
+            SELECT item_key, start_time, seq FROM {database:Identifier}.detector_complete_evidence
+            WHERE ({tenant:String} = '' OR tenant = {tenant:String})
+              AND start_time >= {since:DateTime64(9)} - toIntervalSecond({window_seconds:UInt32})
+              AND start_time < {until:DateTime64(9)}
+        ) AS r
+        RIGHT JOIN candidate_items AS c ON r.item_key = c.item_key
         GROUP BY c.tenant, c.session, c.trace_id, c.mutation_span_id
     ),
     scored AS
