@@ -23,7 +23,13 @@ test('the real ClickHouse HTTP interface round-trips typed rows with bound param
       ENGINE = MergeTree ORDER BY (tenant, at)`,
   });
   const rows = [
-    { tenant: 'a', at: '2026-11-30 01:02:03.123456789', complete: false, reasons: ['MORE_PAGES_AVAILABLE'], attrs: { k: 'v' } },
+    {
+      tenant: 'a',
+      at: '2026-11-30 01:02:03.123456789',
+      complete: false,
+      reasons: ['MORE_PAGES_AVAILABLE'],
+      attrs: { k: 'v' },
+    },
     { tenant: 'b', at: '2026-11-30 01:02:04.000000001', complete: true, reasons: [], attrs: {} },
   ];
   await ch.insert({ table: `${database}.calls`, values: rows, format: 'JSONEachRow' });

@@ -4,7 +4,16 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -21,7 +30,10 @@ function tempHome(withJars: boolean): string {
   const home = mkdtempSync(join(tmpdir(), 'tooltrail-home-'));
   homes.push(home);
   if (withJars) {
-    assert.ok(existsSync(join(sharedJars, '.complete')), `Kafka jars not cached at ${sharedJars}: run services up once`);
+    assert.ok(
+      existsSync(join(sharedJars, '.complete')),
+      `Kafka jars not cached at ${sharedJars}: run services up once`,
+    );
     mkdirSync(join(home, 'cache'), { recursive: true });
     symlinkSync(sharedJars, join(home, 'cache', `kafka-${KAFKA_VERSION}`));
   }
@@ -97,7 +109,10 @@ test('services up starts all three, a second up is a no-op, and down leaves no p
 });
 
 test('status exits non-zero when an external service is unreachable', () => {
-  const r = cli(['services', 'status'], { TOOLTRAIL_HOME: tempHome(false), TOOLTRAIL_CLICKHOUSE_URL: 'http://127.0.0.1:1' });
+  const r = cli(['services', 'status'], {
+    TOOLTRAIL_HOME: tempHome(false),
+    TOOLTRAIL_CLICKHOUSE_URL: 'http://127.0.0.1:1',
+  });
   assert.notEqual(r.status, 0);
   assert.match(r.stdout, /clickhouse\s+UNHEALTHY\s+external/);
 });
@@ -152,10 +167,15 @@ test('an impossible jar download gives one line naming Maven Central and where t
     TOOLTRAIL_KAFKA_CONTROLLER_PORT: '19097',
     TOOLTRAIL_CLICKHOUSE_URL: services.clickhouse.url,
     TOOLTRAIL_ALERTMANAGER_URL: services.alertmanager.url,
-    PATH: restrictedPath(['java'], { mvn: '#!/bin/sh\necho "Could not transfer artifact: network unreachable" >&2\nexit 1\n' }),
+    PATH: restrictedPath(['java'], {
+      mvn: '#!/bin/sh\necho "Could not transfer artifact: network unreachable" >&2\nexit 1\n',
+    }),
   };
   const r = cli(['services', 'up'], env);
   assert.equal(r.status, 1);
-  assert.match(r.stderr.trim(), /^tooltrail: kafka: could not download the Kafka [\d.]+ jars from Maven Central \(mvn exited 1\)/);
+  assert.match(
+    r.stderr.trim(),
+    /^tooltrail: kafka: could not download the Kafka [\d.]+ jars from Maven Central \(mvn exited 1\)/,
+  );
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
 });
