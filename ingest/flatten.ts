@@ -7,14 +7,7 @@
  * A span that cannot be stored faithfully (no tenant, a missing or malformed trace/span id) is not dropped
  * silently: it is returned in `rejected` with a reason code, for the caller to dead-letter and count.
  */
-import {
-  ATTRIBUTE_TYPES,
-  Attr,
-  EXECUTE_TOOL,
-  GenAi,
-  OtelResource,
-  WarningEvent,
-} from '../contract/index.ts';
+import { ATTRIBUTE_TYPES, Attr, EXECUTE_TOOL, GenAi, OtelResource, WarningEvent } from '../contract/index.ts';
 import type {
   AnyValue,
   ExportTraceServiceRequest,
