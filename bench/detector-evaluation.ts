@@ -35,6 +35,11 @@ const { values: args } = parseArgs({
 const WINDOW_SECONDS = 3_600;
 const DAY_MS = 86_400_000;
 const GENERATE_SQL = readFileSync(new URL('./detector-evaluation/generate-tool-calls.sql', import.meta.url), 'utf8');
+// The detector as it was before its insert-time tables (migration 0014), timed beside it for the record.
+const FROM_TOOL_CALLS_SQL = readFileSync(
+  new URL('./detector-evaluation/mutation-after-incomplete-read-from-tool-calls.sql', import.meta.url),
+  'utf8',
+);
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -172,7 +177,7 @@ async function speed(): Promise<void> {
     };
     const full = { database: db.database, tenant: '', since: start, until: end, window_seconds: WINDOW_SECONDS };
     const lastDay = { ...full, since: new Date(end.getTime() - DAY_MS) };
-    const samples: Record<string, number[]> = { scan: [], full: [], lastDay: [], findings: [] };
+    const samples: Record<string, number[]> = { scan: [], full: [], lastDay: [], fromToolCalls: [] };
     let findings = 0;
     await time(() => runDetector(ch, 'mutation_after_incomplete_read', lastDay)); // warm-up
     for (let i = 0; i < runs; i++) {
@@ -185,6 +190,11 @@ async function speed(): Promise<void> {
         }),
       );
       samples.lastDay?.push(await time(() => runDetector(ch, 'mutation_after_incomplete_read', lastDay)));
+      samples.fromToolCalls?.push(
+        await time(() =>
+          ch.query({ query: FROM_TOOL_CALLS_SQL, query_params: full, format: 'JSONEachRow' }).then((r) => r.json()),
+        ),
+      );
     }
     const amwceMs = await time(() => runDetector(ch, 'absence_mutation_without_complete_evidence', full));
     const emptyMs = await time(() =>
@@ -215,6 +225,10 @@ async function speed(): Promise<void> {
     console.log(
       `mutation_after_incomplete_read, last 24 h (evaluator):    median ${dayMs.toFixed(0)} ms  (${(dayMs / scan).toFixed(2)}x scan) ` +
         `target <= 1000 ms: ${dayMs <= 1000 ? 'met' : 'NOT met'}`,
+    );
+    const oldMs = median(samples.fromToolCalls ?? []);
+    console.log(
+      `previous detector (from tool_calls), all rows:            median ${oldMs.toFixed(0)} ms  (${(oldMs / scan).toFixed(1)}x scan)`,
     );
     console.log(`absence_mutation_without_complete_evidence, all rows:    ${amwceMs.toFixed(0)} ms (1 run)`);
     console.log(`dangerous_empty_reads, all rows:                         ${emptyMs.toFixed(0)} ms (1 run)`);
