@@ -6,7 +6,9 @@
  * ROUNDS rounds. The collector runs in a child process so its CPU is its own.
  *
  *   node --import tsx bench/collector-throughput.ts [--seconds 10] [--rounds 3] [--concurrency 8] [--compression gzip|none]
- *       [--decode-threads 0] [--producers 1]
+ *       [--decode-threads 0] [--producers 1] [--modes discard,kafka]
+ * The collector child runs with the V8 flags `tooltrail collector` uses (BENCH_DEFAULT_V8=1: without them);
+ * BENCH_CHILD_NODE_ARGS adds more (e.g. --cpu-prof).
  */
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -15,6 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadCollectorConfig } from '../collector/config.ts';
 import { createCollector } from '../collector/factory.ts';
+import { COLLECTOR_NODE_FLAGS } from '../collector/node-flags.ts';
 import { Attr, EXECUTE_TOOL, GenAi, toolSpanName } from '../contract/index.ts';
 import { createKafkaClient, deleteTopics, ensureTopics } from '../platform/kafka/index.ts';
 import { encodeExportTraceServiceRequest, type KeyValue, type Span } from '../platform/otlp/index.ts';
@@ -121,7 +124,13 @@ async function startChild(mode: 'kafka' | 'discard', topic: string) {
       args.producers ?? '1',
     ],
     {
-      execArgv: ['--import', 'tsx', ...(process.env.BENCH_CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? [])],
+      // The flags `tooltrail collector` runs with (it re-executes itself with them), plus any given for profiling.
+      execArgv: [
+        '--import',
+        'tsx',
+        ...(process.env.BENCH_DEFAULT_V8 ? [] : COLLECTOR_NODE_FLAGS),
+        ...(process.env.BENCH_CHILD_NODE_ARGS?.split(' ').filter(Boolean) ?? []),
+      ],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     },
   );
@@ -233,7 +242,7 @@ async function main() {
   const bodies = Array.from({ length: 16 }, makeBody);
   console.log(
     `collector throughput: ${SPANS_PER_REQUEST} spans/request (${SPANS_PER_TRACE}/trace, ~${Math.round(bodies[0]!.length / 1024)} KiB protobuf), ` +
-      `${concurrency} concurrent clients, ${seconds}s x ${rounds} rounds, Kafka ${services.kafka.brokers.join(',')} compression ${args.compression}, ${args['decode-threads']} decode thread(s), ${args.producers} producer(s)`,
+      `${concurrency} concurrent clients, ${seconds}s x ${rounds} rounds, Kafka ${services.kafka.brokers.join(',')} compression ${args.compression}, ${args['decode-threads']} decode thread(s), ${args.producers} producer(s), node ${process.env.BENCH_DEFAULT_V8 ? '(V8 defaults)' : COLLECTOR_NODE_FLAGS.join(' ')}`,
   );
   const results: Record<'kafka' | 'discard', RoundResult[]> = { kafka: [], discard: [] };
   try {

@@ -1,10 +1,14 @@
 /**
  * `tooltrail collector`: runs the OTLP/HTTP collector until SIGINT/SIGTERM, then stops accepting, lets in-flight
- * requests finish (each answered only after Kafka acknowledged), flushes and disconnects.
+ * requests finish (each answered only after Kafka acknowledged), flushes and disconnects. When the process lacks
+ * the collector's V8 flags (collector/node-flags.ts), it validates the configuration, then re-executes itself with
+ * them and relays signals and the exit code.
  */
+import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
 import { CollectorConfigError, type CollectorConfigInput, loadCollectorConfig } from '../collector/config.ts';
 import { createCollector } from '../collector/factory.ts';
+import { COLLECTOR_NODE_FLAGS, hasCollectorNodeFlags, REEXEC_ENV } from '../collector/node-flags.ts';
 import { ConfigError } from '../services/config.ts';
 
 interface CollectorFlags {
@@ -45,6 +49,10 @@ export function registerCollectorCommand(program: Command): void {
         if (err instanceof CollectorConfigError) throw new ConfigError(err.message);
         throw err;
       }
+      if (!hasCollectorNodeFlags() && !process.env[REEXEC_ENV]) {
+        await runWithNodeFlags();
+        return;
+      }
       const collector = await createCollector(config, { logger: { level: 'warn' } });
       const address = await collector.start();
       const tenants = new Set(config.auth.tokens.map((t) => t.tenant));
@@ -69,4 +77,17 @@ export function registerCollectorCommand(program: Command): void {
       process.once('SIGINT', () => stop('SIGINT'));
       process.once('SIGTERM', () => stop('SIGTERM'));
     });
+}
+
+/** Runs this same command line in a child node with the collector's V8 flags; resolves never (exits with it). */
+function runWithNodeFlags(): Promise<void> {
+  const child = spawn(process.execPath, [...COLLECTOR_NODE_FLAGS, ...process.execArgv, ...process.argv.slice(1)], {
+    stdio: 'inherit',
+    env: { ...process.env, [REEXEC_ENV]: 'child' },
+  });
+  // A terminal's Ctrl-C reaches both processes; a supervisor's SIGTERM may reach only this one: relay both.
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => child.kill(signal));
+  return new Promise(() => {
+    child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  });
 }

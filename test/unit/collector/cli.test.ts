@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Command } from 'commander';
 import { registerCollectorCommand } from '../../../cli/collector.ts';
+import { COLLECTOR_NODE_FLAGS, hasCollectorNodeFlags } from '../../../collector/node-flags.ts';
 import { ConfigError } from '../../../services/config.ts';
 
 function program(): Command {
@@ -29,5 +30,14 @@ describe('tooltrail collector command', () => {
     } finally {
       if (saved !== undefined) process.env.TOOLTRAIL_COLLECTOR_TOKENS = saved;
     }
+  });
+});
+
+describe('collector node flags', () => {
+  it('are found in execArgv or NODE_OPTIONS, whatever their value', () => {
+    assert.equal(hasCollectorNodeFlags([], ''), false);
+    assert.equal(hasCollectorNodeFlags(['--max-semi-space-size=64'], ''), true);
+    assert.equal(hasCollectorNodeFlags([], '--inspect --max-semi-space-size=16'), true);
+    assert.deepEqual([...COLLECTOR_NODE_FLAGS], ['--max-semi-space-size=32']);
   });
 });
