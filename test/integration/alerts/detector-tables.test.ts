@@ -18,7 +18,16 @@ after(async () => {
 });
 
 /** Rows of each detector table, and what the same rule finds in tool_calls itself. */
-async function counts(): Promise<Record<string, number>> {
+interface Counts {
+  mutations: number;
+  expected_mutations: number;
+  incomplete_reads: number;
+  expected_incomplete_reads: number;
+  evidence: number;
+  expected_evidence: number;
+}
+
+async function counts(): Promise<Counts> {
   const rs = await db.ch.query({
     query: `SELECT
         (SELECT count() FROM {db:Identifier}.detector_mutations) AS mutations,
@@ -32,7 +41,8 @@ async function counts(): Promise<Record<string, number>> {
     format: 'JSONEachRow',
   });
   const [row] = await rs.json<Record<string, string>>();
-  return Object.fromEntries(Object.entries(row ?? {}).map(([k, v]) => [k, Number(v)]));
+  if (!row) throw new Error('no counts row');
+  return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, Number(v)])) as unknown as Counts;
 }
 
 describe('detector tables (migration 0014)', () => {
@@ -49,7 +59,7 @@ describe('detector tables (migration 0014)', () => {
     // A different token is a different batch: both tool_calls and the detector tables store it again.
     await writer.writeRows(rows, { dedupToken: 'batch-2' });
     const twice = await counts();
-    assert.equal(twice.mutations, 2 * (once.mutations as number));
+    assert.equal(twice.mutations, 2 * once.mutations);
     assert.equal(twice.mutations, twice.expected_mutations);
     assert.equal(twice.incomplete_reads, twice.expected_incomplete_reads);
     assert.equal(twice.evidence, twice.expected_evidence);
