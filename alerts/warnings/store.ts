@@ -33,10 +33,22 @@ export async function recordStateChanges(
   for (const c of changes) {
     if (c.by.trim() === '') throw new Error('who made the change (--by) must not be empty');
   }
+  // The current state is the change with the greatest (changed_at, change_id), and change_id is random: two
+  // transitions of one warning in the same run (retired -> active -> escalated) must not share a timestamp, or
+  // the view could pick the intermediate one and the next run would repeat the transition. Keep their order by
+  // spacing them 1 ms apart.
+  const lastAt = new Map<string, number>();
+  const ordered = changes.map((c) => {
+    const key = `${c.tenant}\u0000${c.code}\u0000${c.source}`;
+    const previous = lastAt.get(key);
+    const at = previous !== undefined && c.at.getTime() <= previous ? new Date(previous + 1) : c.at;
+    lastAt.set(key, at.getTime());
+    return { ...c, at };
+  });
   await ch.insert({
     table: table(database, 'warning_state_changes'),
     format: 'JSONEachRow',
-    values: changes.map((c) => ({
+    values: ordered.map((c) => ({
       tenant: c.tenant,
       code: c.code,
       source: c.source,
