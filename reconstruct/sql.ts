@@ -2,23 +2,12 @@
  * Loads the `.sql` files next to the code and runs them with bound parameters only. The database name is bound
  * too, as an `Identifier` parameter (`{db:Identifier}.tool_calls`), so no value is ever spliced into SQL text.
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+
 import type { z } from 'zod';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import { sqlFiles } from '../platform/sql-files.ts';
 
-const SQL_DIR = join(dirname(fileURLToPath(import.meta.url)), 'sql');
-const cache = new Map<string, string>();
-
-export function sqlFile(name: string): string {
-  let text = cache.get(name);
-  if (text === undefined) {
-    text = readFileSync(join(SQL_DIR, `${name}.sql`), 'utf8');
-    cache.set(name, text);
-  }
-  return text;
-}
+export const sqlFile = sqlFiles(new URL('./sql/', import.meta.url));
 
 /** Runs `reconstruct/sql/<name>.sql` and checks every row against `row`. */
 export async function selectRows<T>(

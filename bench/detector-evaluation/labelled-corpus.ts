@@ -3,7 +3,7 @@
  * oracle that labels each mutation by applying the rules AS WRITTEN (alerts/detectors/*.sql headers) directly to
  * the session script, independently of the SQL. Deterministic for a given seed.
  */
-import type { ReasonCode } from '../../contract/index.ts';
+import { REASON_CODES, type ReasonCode } from '../../contract/index.ts';
 import type { MutationStep, ReadStep, SessionScript, Step } from '../../test/integration/alerts/session-spans.ts';
 
 /** mulberry32: small, seeded, good enough to mix cases. */
@@ -54,16 +54,8 @@ export interface CorpusOptions {
   spreadSeconds: number;
 }
 
-const REASONS: ReasonCode[] = [
-  'MORE_PAGES_AVAILABLE',
-  'RESULT_LIMIT_REACHED',
-  'TIME_BUDGET_EXCEEDED',
-  'SOURCE_UNAVAILABLE',
-  'VISIBILITY_RESTRICTED',
-  'CLIENT_LIMIT_REACHED',
-  'CURSOR_EXPIRED',
-  'RATE_LIMITED',
-];
+// Every reason a tool can state; COMPLETENESS_UNKNOWN is what a silent tool gets, generated separately.
+const REASONS: ReasonCode[] = REASON_CODES.filter((c) => c !== 'COMPLETENESS_UNKNOWN');
 const GUARDS = ['allowed', 'refused', 'review_requested', undefined] as const;
 
 export function generateCorpus(o: CorpusOptions): LabelledSession[] {

@@ -7,16 +7,9 @@ import { copyFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ServicesConfig } from '../config.ts';
 import { ServiceError } from '../errors.ts';
-import {
-  assertPortsFree,
-  commandExists,
-  processPaths,
-  runningPid,
-  startDetached,
-  stopProcessGroup,
-  waitHealthy,
-} from '../process.ts';
-import type { ManagedService, ServiceStatus } from '../service.ts';
+import { managedService } from '../managed-service.ts';
+import { assertPortsFree, commandExists, processPaths, startDetached, waitHealthy } from '../process.ts';
+import type { ManagedService } from '../service.ts';
 
 const START_TIMEOUT_MS = 20_000;
 const BINARIES = ['prometheus-alertmanager', 'alertmanager'];
@@ -63,15 +56,13 @@ export function alertmanagerService(config: ServicesConfig): ManagedService {
   const root = join(config.home, 'alertmanager');
   const healthy = () => alertmanagerReady(a.url);
 
-  return {
+  return managedService({
     name: 'alertmanager',
     mode: a.mode,
     endpoint: a.url,
-    async up() {
-      if (a.mode === 'external') return { started: false };
-      const pid = runningPid(paths);
-      if (pid !== undefined && (await healthy())) return { started: false, pid };
-      if (pid !== undefined) await stopProcessGroup(paths);
+    paths,
+    healthy,
+    async start() {
       const binary = BINARIES.find(commandExists);
       if (!binary) {
         throw new ServiceError(
@@ -102,12 +93,7 @@ export function alertmanagerService(config: ServicesConfig): ManagedService {
         '--cluster.listen-address=',
       ]);
       await waitHealthy('alertmanager', started, healthy, START_TIMEOUT_MS, paths.logFile);
-      return { started: true, pid: started };
+      return started;
     },
-    down: () => (a.mode === 'external' ? Promise.resolve(false) : stopProcessGroup(paths)),
-    async status(): Promise<ServiceStatus> {
-      const pid = a.mode === 'local' ? runningPid(paths) : undefined;
-      return { name: 'alertmanager', mode: a.mode, endpoint: a.url, healthy: await healthy(), ...(pid ? { pid } : {}) };
-    },
-  };
+  });
 }

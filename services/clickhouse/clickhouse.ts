@@ -10,16 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { pingClickHouse } from '../../platform/clickhouse.ts';
 import type { ServicesConfig } from '../config.ts';
 import { ServiceError } from '../errors.ts';
-import {
-  assertPortsFree,
-  commandExists,
-  processPaths,
-  runningPid,
-  startDetached,
-  stopProcessGroup,
-  waitHealthy,
-} from '../process.ts';
-import type { ManagedService, ServiceStatus } from '../service.ts';
+import { managedService } from '../managed-service.ts';
+import { assertPortsFree, commandExists, processPaths, startDetached, waitHealthy } from '../process.ts';
+import type { ManagedService } from '../service.ts';
 
 const LAUNCHER = join(dirname(fileURLToPath(import.meta.url)), 'launch.py');
 const START_TIMEOUT_MS = 30_000;
@@ -43,15 +36,13 @@ export function clickhouseService(config: ServicesConfig): ManagedService {
   const dataDir = join(config.home, 'clickhouse');
   const healthy = () => pingClickHouse(c.url);
 
-  return {
+  return managedService({
     name: 'clickhouse',
     mode: c.mode,
     endpoint: c.url,
-    async up() {
-      if (c.mode === 'external') return { started: false };
-      const pid = runningPid(paths);
-      if (pid !== undefined && (await healthy())) return { started: false, pid };
-      if (pid !== undefined) await stopProcessGroup(paths);
+    paths,
+    healthy,
+    async start() {
       if (!commandExists('python3')) {
         throw new ServiceError(
           'clickhouse',
@@ -64,12 +55,7 @@ export function clickhouseService(config: ServicesConfig): ManagedService {
       await assertPortsFree('clickhouse', [{ port: c.port, envVar: 'TOOLTRAIL_CLICKHOUSE_PORT' }]);
       const started = startDetached(paths, 'python3', [LAUNCHER, lib, dataDir, String(c.port), '127.0.0.1']);
       await waitHealthy('clickhouse', started, healthy, START_TIMEOUT_MS, paths.logFile);
-      return { started: true, pid: started };
+      return started;
     },
-    down: () => (c.mode === 'external' ? Promise.resolve(false) : stopProcessGroup(paths)),
-    async status(): Promise<ServiceStatus> {
-      const pid = c.mode === 'local' ? runningPid(paths) : undefined;
-      return { name: 'clickhouse', mode: c.mode, endpoint: c.url, healthy: await healthy(), ...(pid ? { pid } : {}) };
-    },
-  };
+  });
 }

@@ -10,16 +10,9 @@ import { fileURLToPath } from 'node:url';
 import { createKafkaClient, describeCluster } from '../../platform/kafka/index.ts';
 import { KAFKA_VERSION, type ServicesConfig } from '../config.ts';
 import { ServiceError } from '../errors.ts';
-import {
-  assertPortsFree,
-  commandExists,
-  processPaths,
-  runningPid,
-  startDetached,
-  stopProcessGroup,
-  waitHealthy,
-} from '../process.ts';
-import type { ManagedService, ServiceStatus } from '../service.ts';
+import { managedService } from '../managed-service.ts';
+import { assertPortsFree, commandExists, processPaths, startDetached, waitHealthy } from '../process.ts';
+import type { ManagedService } from '../service.ts';
 
 const POM = join(dirname(fileURLToPath(import.meta.url)), 'pom.xml');
 const START_TIMEOUT_MS = 60_000;
@@ -148,15 +141,14 @@ export function kafkaService(config: ServicesConfig): ManagedService {
     }
   };
 
-  return {
+  return managedService({
     name: 'kafka',
     mode: k.mode,
-    endpoint,
-    async up() {
-      if (k.mode === 'external') return { started: false };
-      const pid = runningPid(paths);
-      if (pid !== undefined && (await healthy())) return { started: false, pid };
-      if (pid !== undefined) await stopProcessGroup(paths);
+    endpoint: endpoint,
+    paths,
+    healthy,
+    stopGraceMs: 20_000,
+    async start() {
       assertJava();
       const jars = ensureKafkaJars(config.home, paths.logFile);
       await assertPortsFree('kafka', [
@@ -205,12 +197,7 @@ export function kafkaService(config: ServicesConfig): ManagedService {
         props,
       ]);
       await waitHealthy('kafka', started, healthy, START_TIMEOUT_MS, join(config.home, 'logs', 'kafka-server.log'));
-      return { started: true, pid: started };
+      return started;
     },
-    down: () => (k.mode === 'external' ? Promise.resolve(false) : stopProcessGroup(paths, 20_000)),
-    async status(): Promise<ServiceStatus> {
-      const pid = k.mode === 'local' ? runningPid(paths) : undefined;
-      return { name: 'kafka', mode: k.mode, endpoint, healthy: await healthy(), ...(pid ? { pid } : {}) };
-    },
-  };
+  });
 }
