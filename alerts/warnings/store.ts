@@ -33,22 +33,11 @@ export async function recordStateChanges(
   for (const c of changes) {
     if (c.by.trim() === '') throw new Error('who made the change (--by) must not be empty');
   }
-  // The current state is the change with the greatest (changed_at, change_id), and change_id is random: two
-  // transitions of one warning in the same run (retired -> active -> escalated) must not share a timestamp, or
-  // the view could pick the intermediate one and the next run would repeat the transition. Keep their order by
-  // spacing them 1 ms apart.
-  const lastAt = new Map<string, number>();
-  const ordered = changes.map((c) => {
-    const key = `${c.tenant}\u0000${c.code}\u0000${c.source}`;
-    const previous = lastAt.get(key);
-    const at = previous !== undefined && c.at.getTime() <= previous ? new Date(previous + 1) : c.at;
-    lastAt.set(key, at.getTime());
-    return { ...c, at };
-  });
   await ch.insert({
     table: table(database, 'warning_state_changes'),
     format: 'JSONEachRow',
-    values: ordered.map((c) => ({
+    // change_seq keeps the order of changes recorded together (migration 0015): changed_at may be equal.
+    values: changes.map((c, i) => ({
       tenant: c.tenant,
       code: c.code,
       source: c.source,
@@ -57,6 +46,7 @@ export async function recordStateChanges(
       due_at: c.due_at ? chTime(c.due_at) : null,
       changed_by: c.by,
       changed_at: chTime(c.at),
+      change_seq: i,
       reason: c.reason,
     })),
   });
@@ -115,7 +105,7 @@ export async function stateHistory(
                    toString(state) AS state, due_at, changed_by, changed_at, reason
             FROM ${table(database, 'warning_state_changes')}
             WHERE {any:Bool} OR (tenant = {tenant:String} AND code = {code:String} AND source = {source:String})
-            ORDER BY changed_at, change_id`,
+            ORDER BY changed_at, change_seq, change_id`,
     query_params: {
       any: key === undefined,
       tenant: key?.tenant ?? '',
