@@ -89,6 +89,8 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     collector: { host: '127.0.0.1', port: 0, tokens: [{ token, tenant: TENANT }] },
     // The demo evaluates on demand; the schedule only keeps alerts alive in the meantime.
     evaluateEverySeconds: 3_600,
+    // A fresh demo database each run, so the story reads the same every time.
+    freshDatabase: true,
     pagesFile: join(demoDir, 'pages.jsonl'),
     kafka: { topic: opts.topic ?? 'tooltrail_demo_spans', groupId: opts.groupId ?? 'tooltrail-demo' },
     env: process.env,
@@ -118,11 +120,6 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     ],
   });
   try {
-    // A fresh demo database each run, so the story reads the same every time.
-    for (const t of ['tool_calls', 'tool_call_warnings', 'spans', 'findings', 'row_digests']) {
-      await stack.ch.command({ query: `TRUNCATE TABLE IF EXISTS ${database}.${t}` });
-    }
-
     heading(out, 'who owns what');
     const now = new Date();
     const meta = (reason: string, daysAgo = 0) => ({
@@ -130,20 +127,41 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
       reason,
       at: new Date(now.getTime() - daysAgo * 86_400_000),
     });
-    const owners: [string, 'tool' | 'warning', string, string, string, string, number][] = [
-      ['tool', 'tool', 'delete_service_accounts', '', 'identity-oncall', 'identity', 0],
-      ['tool', 'tool', 'mark_control_compliant', '', 'grc-oncall', 'compliance', 0],
-      [
-        'warning',
-        'warning',
-        'PARTIAL_FIELD_SET',
-        'inventory-api.v1.owner_email',
-        'inventory-api-team',
-        'inventory',
-        60,
-      ],
+    const owners: {
+      kind: 'tool' | 'warning';
+      subject: string;
+      source: string;
+      owner: string;
+      team: string;
+      daysAgo: number;
+    }[] = [
+      {
+        kind: 'tool',
+        subject: 'delete_service_accounts',
+        source: '',
+        owner: 'identity-oncall',
+        team: 'identity',
+        daysAgo: 0,
+      },
+      {
+        kind: 'tool',
+        subject: 'mark_control_compliant',
+        source: '',
+        owner: 'grc-oncall',
+        team: 'compliance',
+        daysAgo: 0,
+      },
+      // Owned for 60 days and still seen every day: its owner gets reminded.
+      {
+        kind: 'warning',
+        subject: 'PARTIAL_FIELD_SET',
+        source: 'inventory-api.v1.owner_email',
+        owner: 'inventory-api-team',
+        team: 'inventory',
+        daysAgo: 60,
+      },
     ];
-    for (const [, kind, subject, source, owner, team, daysAgo] of owners) {
+    for (const { kind, subject, source, owner, team, daysAgo } of owners) {
       await setOwner(
         stack.ch,
         database,

@@ -17,7 +17,7 @@ import {
 } from '../collector/index.ts';
 import { defaultIngestConfig } from '../ingest/config.ts';
 import { DirectSink } from '../ingest/direct.ts';
-import type { SchemaConfig } from '../ingest/schema/config.ts';
+import { type SchemaConfig, SchemaConfigSchema } from '../ingest/schema/config.ts';
 import { migrateUp } from '../ingest/schema/migrations.ts';
 import { type RunningIngest, startIngest } from '../ingest/service.ts';
 import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
@@ -34,6 +34,8 @@ export interface StackOptions {
   schema: SchemaConfig;
   /** `direct`: collector -> ClickHouse in this process. `kafka`: collector -> Kafka -> ingest -> ClickHouse. */
   mode: 'direct' | 'kafka';
+  /** Drop the database before migrating it (the demo: the same story every run). */
+  freshDatabase?: boolean;
   /** Kafka mode: the topic the collector produces to and the ingest consumes, and the ingest's consumer group. */
   kafka?: { topic: string; groupId: string };
   collector: { host: string; port: number; tokens: { token: string; tenant: string }[] };
@@ -92,6 +94,8 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       user: o.services.clickhouse.user,
       password: o.services.clickhouse.password,
     });
+    if (o.freshDatabase)
+      await ch.command({ query: `DROP DATABASE IF EXISTS ${SchemaConfigSchema.parse(o.schema).database}` });
     const migrated = await migrateUp(ch, o.schema);
     o.log(
       `schema       ${o.schema.database}: ${migrated.applied.length} migration(s) applied, ${migrated.alreadyApplied.length} already there`,
