@@ -79,6 +79,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   const schema: SchemaConfig = { database, retentionDays: 400 };
   const token = randomBytes(16).toString('hex');
   const demoDir = join(services.home, 'demo');
+  const groupId = opts.groupId ?? 'tooltrail-demo';
   mkdirSync(demoDir, { recursive: true });
 
   heading(out, 'tooltrail demo: a cleanup agent, an empty page that was not the end, and what tooltrail does about it');
@@ -92,7 +93,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     // A fresh demo database each run, so the story reads the same every time.
     freshDatabase: true,
     pagesFile: join(demoDir, 'pages.jsonl'),
-    kafka: { topic: opts.topic ?? 'tooltrail_demo_spans', groupId: opts.groupId ?? 'tooltrail-demo' },
+    kafka: { topic: opts.topic ?? 'tooltrail_demo_spans', groupId },
     env: process.env,
     log: (l) => out(`  ${l}`),
   });
@@ -214,7 +215,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     }
     // Every span acknowledged by the collector is stored (direct) or in Kafka; then let the ingest catch up.
     await provider.forceFlush();
-    if (stack.ingest) await waitForRows(stack.ch, database, spansEnded);
+    if (stack.ingest) await waitForIngest(stack.ch, database, groupId, spansEnded);
 
     heading(out, 'detectors: mutations that followed incomplete reads');
     const report = await stack.evaluator.runOnce();
@@ -279,18 +280,25 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
   }
 }
 
-/** Kafka mode: the collector acknowledged once Kafka had the spans; wait until the ingest stored all of them. */
-async function waitForRows(ch: ClickHouseClient, database: string, atLeast: number): Promise<void> {
+/**
+ * Kafka mode: the collector acknowledged once Kafka had the spans; wait until the ingest stored all of them. Rows of
+ * tool_calls become visible before the insert has finished filling the detectors' tables (materialized views), so
+ * "stored" also means: no batch of this consumer group is still between its recorded intent and its completion.
+ */
+async function waitForIngest(ch: ClickHouseClient, database: string, group: string, atLeast: number): Promise<void> {
   const deadline = Date.now() + 60_000;
   let stored = 0;
   while (Date.now() < deadline) {
     const rs = await ch.query({
-      query: `SELECT (SELECT count() FROM ${database}.tool_calls) + (SELECT count() FROM ${database}.spans) AS n`,
+      query: `SELECT (SELECT count() FROM {db:Identifier}.tool_calls) + (SELECT count() FROM {db:Identifier}.spans) AS n,
+                     (SELECT count() FROM {db:Identifier}.ingest_batches FINAL
+                      WHERE consumer_group = {group:String} AND state = 0) AS in_flight`,
+      query_params: { db: database, group },
       format: 'JSONEachRow',
     });
-    const [row] = await rs.json<{ n: string }>();
+    const [row] = await rs.json<{ n: string; in_flight: string }>();
     stored = Number(row?.n ?? 0);
-    if (stored >= atLeast) return;
+    if (stored >= atLeast && Number(row?.in_flight ?? 1) === 0) return;
     await new Promise((r) => setTimeout(r, 250));
   }
   throw new Error(`the ingest stored ${stored} of the demo's ${atLeast} spans within 60 s`);

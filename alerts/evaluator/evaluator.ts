@@ -58,6 +58,7 @@ export class Evaluator {
   private readonly sink: AlertSink;
   private readonly logger: EvaluatorLogger;
   private running: Promise<EvaluationReport> | undefined;
+  private queued: Promise<EvaluationReport> | undefined;
 
   constructor(private readonly o: EvaluatorOptions) {
     this.clock = o.clock ?? systemClock;
@@ -65,12 +66,25 @@ export class Evaluator {
     this.logger = o.logger ?? consoleLogger;
   }
 
-  /** One evaluation. Concurrent calls share the run in flight. */
+  /**
+   * One evaluation that starts no earlier than this call, so it sees every row stored before it. A run already in
+   * flight may have read the tables before the caller's data arrived: callers arriving meanwhile share one run
+   * queued after it. Runs never overlap.
+   */
   runOnce(): Promise<EvaluationReport> {
-    this.running ??= this.evaluate().finally(() => {
-      this.running = undefined;
-    });
-    return this.running;
+    if (this.running === undefined) {
+      this.running = this.evaluate().finally(() => {
+        this.running = undefined;
+      });
+      return this.running;
+    }
+    this.queued ??= this.running
+      .catch(() => undefined)
+      .then(() => {
+        this.queued = undefined;
+        return this.runOnce();
+      });
+    return this.queued;
   }
 
   private async evaluate(): Promise<EvaluationReport> {
