@@ -16,38 +16,85 @@
 --   score >= 7: critical, 3..6: warning, <= 2: info
 --
 -- How (for speed over tens of millions of rows): the detector reads three small tables that materialized views fill
--- at insert time (migration 0014), never tool_calls itself: mutations are joined with the INCOMPLETE reads of their
--- session (on session_key, then tenant and session compared exactly) to find candidates; then the evidence each
--- candidate declares (one row per snapshot / call id) is looked up among the complete reads by item_key, a 64-bit
--- hash of (tenant, session, kind, value): a false match needs a hash collision within the window (~1e-16).
--- Both joins keep the small side as the hash table (RIGHT JOIN for the second).
+-- at insert time (migration 0014), never tool_calls itself, in three stages:
+--   1. narrow candidates: mutations joined with the INCOMPLETE reads of their session on UInt64 session_key, numbers
+--      and the resource / evidence columns only (no string keys, none of the finding's wide columns);
+--   2. narrow evidence: each candidate's declared evidence (one row per snapshot / call id) is looked up among the
+--      complete reads by item_key, a 64-bit hash of (tenant, session, kind, value) (a false match needs a hash
+--      collision within the window, ~1e-16); candidates whose evidence is complete drop out;
+--   3. wide: only the mutations left (the findings) are fetched with their columns and joined again with their
+--      incomplete reads, this time also comparing tenant and session exactly, to build the finding rows.
+-- Stages 1-2 key a mutation by (session_key, cityHash64(span_id)) and skip the exact session test: that can only
+-- keep extra candidates (on a session_key collision), which stage 3's exact test removes; merging two mutations'
+-- evidence would need both 64-bit keys to collide. Findings are the same as the one-pass query's (compared on the
+-- bench's 10M rows), at ~half the time: the wide columns cross one small join instead of two large ones.
 --
 -- Parameters: database (Identifier), tenant ('' = every tenant), since/until (M's start time range),
 -- window_seconds (how far before M a read still counts).
 WITH
-    mutations AS
+    -- 1. Mutations with at least one concerning incomplete read before them, on narrow columns.
+    narrow_candidates AS
     (
-        SELECT tenant, session, session_key, trace_id, span_id, tool_call_id, start_time, seq, tool_name, agent_name,
-            scope_resource, mutation_basis, mutation_target_count, guard_decision, evidence_snapshots, evidence_call_ids
-        FROM {database:Identifier}.detector_mutations
-        WHERE ({tenant:String} = '' OR tenant = {tenant:String})
-          AND start_time >= {since:DateTime64(9)} AND start_time < {until:DateTime64(9)}
+        SELECT m.session_key AS session_key, m.span_key AS span_key, any(m.start_time) AS mutation_time,
+            any(m.seq) AS mutation_seq, any(m.item_keys) AS item_keys
+        FROM
+        (
+            SELECT session_key, cityHash64(span_id) AS span_key, start_time, seq, scope_resource, evidence_snapshots,
+                evidence_call_ids,
+                arrayMap(item -> if(item.2 = '', 0, cityHash64(tenant, session, item.1, item.2)),
+                    arrayConcat(arrayMap(s -> ('snapshot', s), evidence_snapshots),
+                                arrayMap(c -> ('call', c), evidence_call_ids))) AS item_keys
+            FROM {database:Identifier}.detector_mutations
+            WHERE ({tenant:String} = '' OR tenant = {tenant:String})
+              AND start_time >= {since:DateTime64(9)} AND start_time < {until:DateTime64(9)}
+        ) AS m
+        INNER JOIN
+        (
+            SELECT session_key, start_time, seq, scope_resource, scope_snapshot, tool_call_id
+            FROM {database:Identifier}.detector_incomplete_reads
+            WHERE ({tenant:String} = '' OR tenant = {tenant:String})
+              AND start_time >= {since:DateTime64(9)} - toIntervalSecond({window_seconds:UInt32})
+              AND start_time < {until:DateTime64(9)}
+        ) AS r ON r.session_key = m.session_key
+        WHERE (r.start_time, r.seq) < (m.start_time, m.seq)
+          AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32})
+          AND ((r.scope_resource != '' AND r.scope_resource = m.scope_resource)
+            OR (r.scope_snapshot != '' AND has(m.evidence_snapshots, r.scope_snapshot))
+            OR (r.tool_call_id != '' AND has(m.evidence_call_ids, r.tool_call_id)))
+        GROUP BY m.session_key, m.span_key
     ),
-    incomplete_reads AS
+    -- 2. Their declared evidence, one row each (a mutation that declares none keeps one row, item_count 0).
+    narrow_items AS
     (
-        SELECT tenant, session, session_key, trace_id, span_id, tool_call_id, start_time, seq, tool_name,
-            scope_resource, scope_snapshot, complete_reported, result_reasons, result_item_count
-        FROM {database:Identifier}.detector_incomplete_reads
-        WHERE ({tenant:String} = '' OR tenant = {tenant:String})
-          AND start_time >= {since:DateTime64(9)} - toIntervalSecond({window_seconds:UInt32})
-          AND start_time < {until:DateTime64(9)}
+        SELECT session_key, span_key, mutation_time, mutation_seq, length(item_keys) AS item_count, item_key, item_index
+        FROM narrow_candidates
+        LEFT ARRAY JOIN item_keys AS item_key, arrayEnumerate(item_keys) AS item_index
     ),
-    candidates AS
+    -- Candidates whose declared evidence was not all read completely in the window. RIGHT JOIN: the small item
+    -- set is the hash table, the complete evidence streams past it once.
+    narrow_findings AS
+    (
+        SELECT c.session_key AS session_key, c.span_key AS span_key
+        FROM
+        (
+            SELECT item_key, start_time, seq FROM {database:Identifier}.detector_complete_evidence
+            WHERE ({tenant:String} = '' OR tenant = {tenant:String})
+              AND start_time >= {since:DateTime64(9)} - toIntervalSecond({window_seconds:UInt32})
+              AND start_time < {until:DateTime64(9)}
+        ) AS r
+        RIGHT JOIN narrow_items AS c ON r.item_key = c.item_key
+        GROUP BY c.session_key, c.span_key
+        HAVING any(c.item_count) = 0 OR uniqExactIf(c.item_index,
+                (r.start_time, r.seq) < (c.mutation_time, c.mutation_seq)
+                AND r.start_time >= c.mutation_time - toIntervalSecond({window_seconds:UInt32})) < any(c.item_count)
+    ),
+    -- 3. The findings' wide columns, with the exact session test.
+    findings AS
     (
         SELECT
             m.tenant AS tenant, m.session AS session, m.trace_id AS trace_id, m.span_id AS mutation_span_id,
             any(m.tool_call_id) AS mutation_tool_call_id, any(m.start_time) AS mutation_time,
-            any(m.seq) AS mutation_seq, any(m.tool_name) AS tool_name, any(m.agent_name) AS agent_name,
+            any(m.tool_name) AS tool_name, any(m.agent_name) AS agent_name,
             any(m.scope_resource) AS scope_resource, any(m.mutation_basis) AS mutation_basis,
             any(m.mutation_target_count) AS target_count, any(m.guard_decision) AS guard_decision,
             any(m.evidence_snapshots) AS evidence_snapshots, any(m.evidence_call_ids) AS evidence_call_ids,
@@ -58,8 +105,25 @@ WITH
                 if(r.complete_reported, r.result_reasons, arrayConcat(['COMPLETENESS_UNKNOWN'], r.result_reasons)))))
                 AS reasons,
             max(ifNull(r.result_item_count = 0, false)) AS incomplete_empty
-        FROM mutations AS m
-        INNER JOIN incomplete_reads AS r ON r.session_key = m.session_key
+        FROM
+        (
+            SELECT tenant, session, session_key, trace_id, span_id, tool_call_id, start_time, seq, tool_name,
+                scope_resource, scope_snapshot, complete_reported, result_reasons, result_item_count
+            FROM {database:Identifier}.detector_incomplete_reads
+            WHERE ({tenant:String} = '' OR tenant = {tenant:String})
+              AND start_time >= {since:DateTime64(9)} - toIntervalSecond({window_seconds:UInt32})
+              AND start_time < {until:DateTime64(9)}
+        ) AS r
+        INNER JOIN
+        (
+            SELECT tenant, session, session_key, trace_id, span_id, tool_call_id, start_time, seq, tool_name,
+                agent_name, scope_resource, mutation_basis, mutation_target_count, guard_decision, evidence_snapshots,
+                evidence_call_ids
+            FROM {database:Identifier}.detector_mutations
+            WHERE ({tenant:String} = '' OR tenant = {tenant:String})
+              AND start_time >= {since:DateTime64(9)} AND start_time < {until:DateTime64(9)}
+              AND (session_key, cityHash64(span_id)) IN (SELECT session_key, span_key FROM narrow_findings)
+        ) AS m ON r.session_key = m.session_key
         WHERE r.tenant = m.tenant AND r.session = m.session
           AND (r.start_time, r.seq) < (m.start_time, m.seq)
           AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32})
@@ -68,55 +132,16 @@ WITH
             OR (r.tool_call_id != '' AND has(m.evidence_call_ids, r.tool_call_id)))
         GROUP BY m.tenant, m.session, m.trace_id, m.span_id
     ),
-    candidate_items AS
-    (
-        SELECT *, item.1 AS item_kind, item.2 AS item_value,
-            if(item.2 = '', 0, cityHash64(tenant, session, item.1, item.2)) AS item_key
-        FROM candidates
-        LEFT ARRAY JOIN arrayConcat(arrayMap(s -> ('snapshot', s), evidence_snapshots),
-                                    arrayMap(c -> ('call', c), evidence_call_ids)) AS item
-    ),
-    judged AS
-    (
-        SELECT
-            c.tenant AS tenant, c.session AS session, c.trace_id AS trace_id,
-            c.mutation_span_id AS mutation_span_id, any(c.mutation_tool_call_id) AS mutation_tool_call_id,
-            any(c.mutation_time) AS mutation_time, any(c.tool_name) AS tool_name, any(c.agent_name) AS agent_name,
-            any(c.scope_resource) AS scope_resource, any(c.mutation_basis) AS mutation_basis,
-            any(c.target_count) AS target_count, any(c.guard_decision) AS guard_decision,
-            any(c.evidence_snapshots) AS evidence_snapshots, any(c.evidence_call_ids) AS evidence_call_ids,
-            any(c.read_span_ids) AS read_span_ids, any(c.read_trace_ids) AS read_trace_ids,
-            any(c.read_tool_names) AS read_tool_names, any(c.reasons) AS reasons,
-            any(c.incomplete_empty) AS incomplete_empty,
-            groupUniqArrayIf(c.item_value, c.item_kind = 'snapshot'
-                AND (r.start_time, r.seq) < (c.mutation_time, c.mutation_seq)
-                AND r.start_time >= c.mutation_time - toIntervalSecond({window_seconds:UInt32})) AS complete_snapshots,
-            groupUniqArrayIf(c.item_value, c.item_kind = 'call'
-                AND (r.start_time, r.seq) < (c.mutation_time, c.mutation_seq)
-                AND r.start_time >= c.mutation_time - toIntervalSecond({window_seconds:UInt32})) AS complete_call_ids
-        FROM
-        (
-            SELECT item_key, start_time, seq FROM {database:Identifier}.detector_complete_evidence
-            WHERE ({tenant:String} = '' OR tenant = {tenant:String})
-              AND start_time >= {since:DateTime64(9)} - toIntervalSecond({window_seconds:UInt32})
-              AND start_time < {until:DateTime64(9)}
-        ) AS r
-        RIGHT JOIN candidate_items AS c ON r.item_key = c.item_key
-        GROUP BY c.tenant, c.session, c.trace_id, c.mutation_span_id
-    ),
     scored AS
     (
         SELECT
             *,
-            (length(evidence_snapshots) + length(evidence_call_ids)) > 0
-                AND hasAll(complete_snapshots, evidence_snapshots)
-                AND hasAll(complete_call_ids, evidence_call_ids) AS evidence_complete,
             toUInt8(1
                 + 3 * (mutation_basis = 'absence')
                 + 2 * incomplete_empty
                 + 2 * (guard_decision IN ('allowed', ''))
                 + multiIf(ifNull(target_count, 0) >= 100, 2, ifNull(target_count, 0) >= 10, 1, 0)) AS score
-        FROM judged
+        FROM findings
     )
 SELECT
     'mutation_after_incomplete_read' AS kind,
@@ -125,5 +150,4 @@ SELECT
     read_span_ids, read_trace_ids, read_tool_names, reasons, incomplete_empty, score,
     multiIf(score >= 7, 'critical', score >= 3, 'warning', 'info') AS severity
 FROM scored
-WHERE NOT evidence_complete
 ORDER BY tenant, mutation_time, mutation_span_id
