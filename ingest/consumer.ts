@@ -14,7 +14,7 @@ import type {
   FetchedBatch,
   OutgoingMessage,
 } from '../platform/kafka/index.ts';
-import { decodeExportTraceServiceRequest, type ExportTraceServiceRequest } from '../platform/otlp/index.ts';
+import { decodeExportTraceServiceRequestFast, type ExportTraceServiceRequest } from '../platform/otlp/index.ts';
 import { BATCH_INTENT, BATCH_STORED, type BatchLog, type BatchRange } from './batch-log.ts';
 import { rejectedSpansLetter, undecodableLetter } from './dead-letter.ts';
 import { emptyFlattenResult, type FlattenOptions, flattenInto } from './flatten.ts';
@@ -144,7 +144,7 @@ export class IngestLoop {
     let request: ExportTraceServiceRequest | undefined;
     let error: string | undefined;
     try {
-      request = m.value ? decodeExportTraceServiceRequest(m.value) : { resourceSpans: [] };
+      request = m.value ? decodeExportTraceServiceRequestFast(m.value) : { resourceSpans: [] };
     } catch (err) {
       error = (err as Error).message;
     }

@@ -11,6 +11,7 @@ import type {
   ExportTraceServiceRequest,
   ExportTraceServiceResponse,
   InstrumentationScope,
+  Long64,
   Resource,
   ResourceSpans,
   ScopeSpans,
@@ -26,13 +27,19 @@ interface ProtobufWriter {
   finish(): Uint8Array;
 }
 
-interface ProtobufReaderInstance {
+export interface ProtobufReaderInstance {
   buf: Uint8Array;
   pos: number;
   len: number;
   uint32(): number;
   int32(): number;
   string(): string;
+  bytes(): Uint8Array;
+  bool(): boolean;
+  double(): number;
+  fixed32(): number;
+  fixed64(): Long64;
+  int64(): Long64;
   skipType(wireType: number): ProtobufReaderInstance;
 }
 
@@ -154,6 +161,11 @@ for (const type of [
     }
     return message;
   };
+}
+
+/** A reader with the same string rules as the generated decoding here (for platform/otlp/stream-decode.ts). */
+export function createCheckedReader(bytes: Uint8Array): ProtobufReaderInstance {
+  return new CheckedReader(toBuffer(bytes));
 }
 
 export class OtlpDecodeError extends Error {
