@@ -17,7 +17,7 @@ import type {
 import { decodeExportTraceServiceRequestFast, type ExportTraceServiceRequest } from '../platform/otlp/index.ts';
 import { BATCH_INTENT, BATCH_STORED, type BatchLog, type BatchRange } from './batch-log.ts';
 import { rejectedSpansLetter, undecodableLetter } from './dead-letter.ts';
-import { emptyFlattenResult, type FlattenOptions, flattenInto } from './flatten.ts';
+import { emptyFlattenResult, type FlattenOptions, type FlattenResult, flattenInto } from './flatten.ts';
 import type { IngestMetrics } from './metrics.ts';
 import { PartitionPlanner, type PlanEntry, type PlanLimits } from './partition-plan.ts';
 import type { RowWriter } from './writer.ts';
@@ -58,8 +58,18 @@ export interface IngestLoopOptions {
 
 interface Entry extends PlanEntry {
   message: BatchMessage;
+  /** The message's rows, flattened when it arrives: its decoded tree dies young instead of waiting in the buffer. */
+  flat?: FlattenResult;
+  /** Kept only when some spans were rejected (to dead-letter them). */
   request?: ExportTraceServiceRequest;
   error?: string;
+}
+
+function appendRows(to: FlattenResult, from: FlattenResult): void {
+  for (const r of from.toolCalls) to.toolCalls.push(r);
+  for (const r of from.warnings) to.warnings.push(r);
+  for (const r of from.spans) to.spans.push(r);
+  for (const r of from.rejected) to.rejected.push(r);
 }
 
 interface PartitionState {
@@ -148,6 +158,11 @@ export class IngestLoop {
     } catch (err) {
       error = (err as Error).message;
     }
+    let flat: FlattenResult | undefined;
+    if (request) {
+      flat = emptyFlattenResult();
+      flattenInto(flat, request, this.o.flatten);
+    }
     let hash: string | undefined;
     return {
       offset: Number(m.offset),
@@ -159,7 +174,8 @@ export class IngestLoop {
       rows: request ? spanCount(request) : 0,
       size: m.size,
       message: m,
-      ...(request ? { request } : {}),
+      ...(flat ? { flat } : {}),
+      ...(request && flat && flat.rejected.length > 0 ? { request } : {}),
       ...(error !== undefined ? { error } : {}),
     };
   }
@@ -228,14 +244,13 @@ export class IngestLoop {
     const rows = emptyFlattenResult();
     const letters: OutgoingMessage[] = [];
     for (const e of entries) {
-      if (e.error !== undefined || !e.request) {
+      if (e.error !== undefined || !e.flat) {
         letters.push(undecodableLetter(e.message, e.error ?? 'undecodable'));
         continue;
       }
-      const before = rows.rejected.length;
-      flattenInto(rows, e.request, this.o.flatten);
-      if (rows.rejected.length > before) {
-        letters.push(rejectedSpansLetter(e.message, e.request, rows.rejected.slice(before)));
+      appendRows(rows, e.flat);
+      if (e.flat.rejected.length > 0 && e.request) {
+        letters.push(rejectedSpansLetter(e.message, e.request, e.flat.rejected));
       }
     }
     st.planner!.remember(range);
