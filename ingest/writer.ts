@@ -10,7 +10,7 @@ import type { DigestRecorder } from '../audit/recorder.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { encodeJsonCompactEachRow } from './encode.ts';
 import type { IngestMetrics } from './metrics.ts';
-import { encodeNative } from './native.ts';
+import { encodeNative, type NativeType } from './native.ts';
 import {
   type Rows,
   SPAN_COLUMNS,
@@ -97,48 +97,20 @@ export function createClickHouseWriter(ch: ClickHouseClient, options: ClickHouse
       const jobs: Promise<void>[] = [];
       const table = (name: string) => `${db}.${name}`;
       const token = (name: string) => (dedupToken === undefined ? undefined : `${dedupToken}:${name}`);
-      if (rows.toolCalls.length > 0) {
-        jobs.push(
-          insertBody(
-            ch,
-            table(TABLES.toolCalls),
-            TOOL_CALL_COLUMNS,
-            format === 'native'
-              ? encodeNative(rows.toolCalls, TOOL_CALL_NATIVE)
-              : encodeJsonCompactEachRow(rows.toolCalls, TOOL_CALL_COLUMNS),
-            token(TABLES.toolCalls),
-            format,
-          ),
-        );
-      }
-      if (rows.warnings.length > 0) {
-        jobs.push(
-          insertBody(
-            ch,
-            table(TABLES.warnings),
-            WARNING_COLUMNS,
-            format === 'native'
-              ? encodeNative(rows.warnings, WARNING_NATIVE)
-              : encodeJsonCompactEachRow(rows.warnings, WARNING_COLUMNS),
-            token(TABLES.warnings),
-            format,
-          ),
-        );
-      }
-      if (rows.spans.length > 0) {
-        jobs.push(
-          insertBody(
-            ch,
-            table(TABLES.spans),
-            SPAN_COLUMNS,
-            format === 'native'
-              ? encodeNative(rows.spans, SPAN_NATIVE)
-              : encodeJsonCompactEachRow(rows.spans, SPAN_COLUMNS),
-            token(TABLES.spans),
-            format,
-          ),
-        );
-      }
+      // One insert per non-empty table, in the configured wire format, with the table's derived token.
+      const insert = <Row extends object>(
+        name: string,
+        batch: readonly Row[],
+        columns: readonly (keyof Row & string)[],
+        native: readonly (readonly [keyof Row & string, NativeType])[],
+      ) => {
+        if (batch.length === 0) return;
+        const body = format === 'native' ? encodeNative(batch, native) : encodeJsonCompactEachRow(batch, columns);
+        jobs.push(insertBody(ch, table(name), columns, body, token(name), format));
+      };
+      insert(TABLES.toolCalls, rows.toolCalls, TOOL_CALL_COLUMNS, TOOL_CALL_NATIVE);
+      insert(TABLES.warnings, rows.warnings, WARNING_COLUMNS, WARNING_NATIVE);
+      insert(TABLES.spans, rows.spans, SPAN_COLUMNS, SPAN_NATIVE);
       // All three settle before we report: a failed table is retried with the same token, the stored ones dedup.
       const settled = await Promise.allSettled(jobs);
       const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
