@@ -56,14 +56,69 @@ export interface IngestLoopOptions {
   log?: (message: string) => void;
 }
 
-interface Entry extends PlanEntry {
-  message: BatchMessage;
-  /** The message's rows, flattened when it arrives: its decoded tree dies young instead of waiting in the buffer. */
-  flat?: FlattenResult;
+/**
+ * A buffered message, decoded and flattened on first need (planning reads `rows`; a decode-ahead pass fills it
+ * in yielding slices): only the messages of the next batch are decoded before its insert starts, and the next
+ * batch is decoded while this one's insert runs in ClickHouse. Its decoded tree dies young (only the rows stay).
+ */
+class Entry implements PlanEntry {
+  readonly offset: number;
+  readonly timestamp: number;
+  readonly size: number;
+  private decoded = false;
+  private hashValue: string | undefined;
+  private spanRows = 0;
+  /** The message's rows (unset when undecodable). */
+  flat: FlattenResult | undefined;
   /** Kept only when some spans were rejected (to dead-letter them). */
-  request?: ExportTraceServiceRequest;
-  error?: string;
+  request: ExportTraceServiceRequest | undefined;
+  error: string | undefined;
+
+  constructor(
+    readonly message: BatchMessage,
+    private readonly options: FlattenOptions | undefined,
+  ) {
+    this.offset = Number(message.offset);
+    this.timestamp = Number(message.timestamp);
+    this.size = message.size;
+  }
+
+  get rows(): number {
+    this.decode();
+    return this.spanRows;
+  }
+
+  get isDecoded(): boolean {
+    return this.decoded;
+  }
+
+  hash(): string {
+    this.hashValue ??= hashOf(this.message.value);
+    return this.hashValue;
+  }
+
+  decode(): void {
+    if (this.decoded) return;
+    this.decoded = true;
+    let request: ExportTraceServiceRequest;
+    try {
+      request = this.message.value ? decodeExportTraceServiceRequestFast(this.message.value) : { resourceSpans: [] };
+    } catch (err) {
+      this.error = (err as Error).message;
+      return;
+    }
+    const flat = emptyFlattenResult();
+    flattenInto(flat, request, this.options);
+    this.flat = flat;
+    this.spanRows = spanCount(request);
+    if (flat.rejected.length > 0) this.request = request;
+  }
 }
+
+/** How long one slice of decoding may hold the event loop before other partitions' I/O gets a turn. */
+const DECODE_SLICE_MS = 8;
+
+const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 function appendRows(to: FlattenResult, from: FlattenResult): void {
   for (const r of from.toolCalls) to.toolCalls.push(r);
@@ -150,34 +205,25 @@ export class IngestLoop {
     }
   }
 
-  private entry(m: BatchMessage): Entry {
-    let request: ExportTraceServiceRequest | undefined;
-    let error: string | undefined;
-    try {
-      request = m.value ? decodeExportTraceServiceRequestFast(m.value) : { resourceSpans: [] };
-    } catch (err) {
-      error = (err as Error).message;
+  /**
+   * Decodes `entries[from..]` in slices of DECODE_SLICE_MS, yielding to I/O between slices, until one batch's
+   * worth (the limits, plus the message that overflows them) is decoded, or `go()` turns false.
+   */
+  private async decodeAhead(entries: readonly Entry[], from: number, go: () => boolean): Promise<void> {
+    let rows = 0;
+    let bytes = 0;
+    let sliceStart = performance.now();
+    for (let i = from; i < entries.length && go(); i++) {
+      const e = entries[i]!;
+      e.decode();
+      rows += e.rows;
+      bytes += e.size;
+      if (rows > this.o.limits.maxRows || bytes > this.o.limits.maxBytes) return;
+      if (performance.now() - sliceStart >= DECODE_SLICE_MS) {
+        await yieldToIo();
+        sliceStart = performance.now();
+      }
     }
-    let flat: FlattenResult | undefined;
-    if (request) {
-      flat = emptyFlattenResult();
-      flattenInto(flat, request, this.o.flatten);
-    }
-    let hash: string | undefined;
-    return {
-      offset: Number(m.offset),
-      timestamp: Number(m.timestamp),
-      hash: () => {
-        hash ??= hashOf(m.value);
-        return hash;
-      },
-      rows: request ? spanCount(request) : 0,
-      size: m.size,
-      message: m,
-      ...(flat ? { flat } : {}),
-      ...(request && flat && flat.rejected.length > 0 ? { request } : {}),
-      ...(error !== undefined ? { error } : {}),
-    };
   }
 
   async onBatch(batch: FetchedBatch, control: BatchControl): Promise<void> {
@@ -199,7 +245,7 @@ export class IngestLoop {
         return;
       }
     }
-    for (const m of batch.messages) st.buffer.push(this.entry(m));
+    for (const m of batch.messages) st.buffer.push(new Entry(m, this.o.flatten));
     control.markFetched(batch.messages[batch.messages.length - 1]!.offset);
     const highWatermark = Number(batch.highWatermark);
     this.o.metrics.consumerLag.set({ partition: String(p) }, Math.max(0, highWatermark - firstOffset));
@@ -207,6 +253,10 @@ export class IngestLoop {
     while (st.buffer.length > 0 && !this.stopping && control.isActive()) {
       // A group join during the previous await reset this partition: kafkajs re-delivers from the commit.
       if (!st.planner || this.partitions.get(p) !== st) return;
+      const buffer = st.buffer;
+      await this.decodeAhead(buffer, 0, () => true);
+      if (!st.planner || this.partitions.get(p) !== st || st.buffer !== buffer) return;
+      if (this.stopping || !control.isActive()) return;
       const plan = st.planner.next(st.buffer, this.o.limits, highWatermark);
       if (plan.kind === 'wait') return;
       if (plan.kind !== 'store' || plan.recorded) {
@@ -221,7 +271,15 @@ export class IngestLoop {
         continue;
       }
       const entries = st.buffer.slice(0, plan.count);
-      const outcome = await this.store(st, p, entries, plan.range, plan.recorded);
+      const storing = this.store(st, p, entries, plan.range, plan.recorded);
+      // While ClickHouse works on this batch, decode the next one (CPU here overlaps the insert there).
+      let storeSettled = false;
+      const outcome = await Promise.all([
+        storing.finally(() => {
+          storeSettled = true;
+        }),
+        this.decodeAhead(buffer, plan.count, () => !storeSettled && !this.stopping),
+      ]).then(([o]) => o);
       if (outcome === 'failed') return;
       if (outcome === 'lost') return;
       st.buffer.splice(0, plan.count);
