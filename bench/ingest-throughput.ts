@@ -15,6 +15,7 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -63,6 +64,36 @@ const cpuMs = () => {
   return (u.user + u.system) / 1000;
 };
 
+/**
+ * CPU ms used so far by the local ClickHouse server (the python3 process serving libchdb, see
+ * services/clickhouse), from /proc; undefined when it is not a local process. Other clients' queries count too.
+ */
+function serverCpuMs(): number | undefined {
+  try {
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      let cmdline: string;
+      try {
+        cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      } catch {
+        continue;
+      }
+      if (!cmdline.includes('libchdb')) continue;
+      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+      // utime and stime (fields 14 and 15 of stat; 11 and 12 after the command) in clock ticks of 10 ms.
+      return (Number(fields[11]) + Number(fields[12])) * 10;
+    }
+  } catch {
+    // no /proc: not Linux
+  }
+  return undefined;
+}
+
+/** ClickHouse CPU us per row between two serverCpuMs() readings. */
+function serverCpuPerRow(before: number | undefined, after: number | undefined, rows: number): number | undefined {
+  return before === undefined || after === undefined ? undefined : ((after - before) * 1000) / rows;
+}
+
 function clickhouse(): ClickHouseClient {
   return createClickHouse({
     url: svc.clickhouse.url,
@@ -89,6 +120,12 @@ function ingestConfig(topic: string, database: string, groupId: string): IngestC
 
 // ---------------------------------------------------------------------------------------------- throughput
 
+/** Node and ClickHouse server CPU per row of a round. */
+function cpuText(r: ThroughputRound): string {
+  const server = r.serverCpuUsPerRow === undefined ? 'n/a' : `${r.serverCpuUsPerRow.toFixed(1)} us`;
+  return `Node ${r.cpuUsPerRow.toFixed(1)} us + ClickHouse ${server}`;
+}
+
 async function prefill(topic: string, messages: number): Promise<void> {
   const kafka = createKafkaClient({ brokers: svc.kafka.brokers, clientId: 'bench-ingest', quiet: true });
   await ensureTopics(kafka, [{ topic, numPartitions: PARTITIONS }]);
@@ -112,12 +149,15 @@ interface ThroughputRound {
   rowsPerSec: number;
   toolCallsPerSec: number;
   cpuUsPerRow: number;
+  /** ClickHouse server CPU per row (undefined when the server is not a local process). */
+  serverCpuUsPerRow: number | undefined;
 }
 
 async function ingestRound(ch: ClickHouseClient, topic: string, expectedToolCalls: number): Promise<ThroughputRound> {
   const database = await freshDb(ch, 'tp');
   const config = ingestConfig(topic, database, `bench-${stamp()}`);
   const c0 = cpuMs();
+  const s0 = serverCpuMs();
   const t0 = performance.now();
   const ingest = await startIngest(config, { log: () => {} });
   let n = 0;
@@ -127,6 +167,7 @@ async function ingestRound(ch: ClickHouseClient, topic: string, expectedToolCall
   }
   const seconds = (performance.now() - t0) / 1000;
   const cpu = cpuMs() - c0;
+  const s1 = serverCpuMs();
   await ingest.stop();
   const rows =
     n +
@@ -134,7 +175,12 @@ async function ingestRound(ch: ClickHouseClient, topic: string, expectedToolCall
     (await count(ch, `SELECT count() AS n FROM ${database}.tool_call_warnings`));
   if (n !== expectedToolCalls) throw new Error(`expected ${expectedToolCalls} tool calls, found ${n}`);
   await ch.command({ query: `DROP DATABASE ${database}` });
-  return { rowsPerSec: rows / seconds, toolCallsPerSec: n / seconds, cpuUsPerRow: (cpu * 1000) / rows };
+  return {
+    rowsPerSec: rows / seconds,
+    toolCallsPerSec: n / seconds,
+    cpuUsPerRow: (cpu * 1000) / rows,
+    serverCpuUsPerRow: serverCpuPerRow(s0, s1, rows),
+  };
 }
 
 async function writerRound(ch: ClickHouseClient, messages: number, format: WireFormat): Promise<ThroughputRound> {
@@ -158,6 +204,7 @@ async function writerRound(ch: ClickHouseClient, messages: number, format: WireF
   }
   const writer = createClickHouseWriter(ch, { database, format });
   const c0 = cpuMs();
+  const s0 = serverCpuMs();
   const t0 = performance.now();
   let rows = 0;
   for (const [k, b] of batches.entries()) {
@@ -166,9 +213,15 @@ async function writerRound(ch: ClickHouseClient, messages: number, format: WireF
   }
   const seconds = (performance.now() - t0) / 1000;
   const cpu = cpuMs() - c0;
+  const s1 = serverCpuMs();
   await ch.command({ query: `DROP DATABASE ${database}` });
   const toolCalls = messages * SPANS_PER_MESSAGE;
-  return { rowsPerSec: rows / seconds, toolCallsPerSec: toolCalls / seconds, cpuUsPerRow: (cpu * 1000) / rows };
+  return {
+    rowsPerSec: rows / seconds,
+    toolCallsPerSec: toolCalls / seconds,
+    cpuUsPerRow: (cpu * 1000) / rows,
+    serverCpuUsPerRow: serverCpuPerRow(s0, s1, rows),
+  };
 }
 
 async function bytesPerToolCall(ch: ClickHouseClient, topic: string, expected: number): Promise<string> {
@@ -349,11 +402,22 @@ async function main(): Promise<void> {
     jsonRounds.push(j);
     ingestRounds.push(i);
     console.log(
-      `  round ${r + 1}: ingest ${fmt(i.rowsPerSec)} rows/s (${fmt(i.toolCallsPerSec)} tool calls/s, ${i.cpuUsPerRow.toFixed(1)} us CPU/row in Node); ` +
-        `writer-only ${fmt(w.rowsPerSec)} rows/s (Native), ${fmt(j.rowsPerSec)} rows/s (JSONCompactEachRow)`,
+      `  round ${r + 1}: ingest ${fmt(i.rowsPerSec)} rows/s (${fmt(i.toolCallsPerSec)} tool calls/s, CPU/row: ${cpuText(i)}); ` +
+        `writer-only ${fmt(w.rowsPerSec)} rows/s (Native, CPU/row: ${cpuText(w)}), ${fmt(j.rowsPerSec)} rows/s (JSONCompactEachRow)`,
     );
   }
   const ingestMed = median(ingestRounds.map((r) => r.rowsPerSec));
+  const medianCpu = (rs: ThroughputRound[]): ThroughputRound => ({
+    rowsPerSec: 0,
+    toolCallsPerSec: 0,
+    cpuUsPerRow: median(rs.map((r) => r.cpuUsPerRow)),
+    serverCpuUsPerRow: rs.some((r) => r.serverCpuUsPerRow === undefined)
+      ? undefined
+      : median(rs.map((r) => r.serverCpuUsPerRow as number)),
+  });
+  console.log(
+    `CPU per row (medians): ingest ${cpuText(medianCpu(ingestRounds))}; writer-only ${cpuText(medianCpu(writerRounds))}`,
+  );
   const writerMed = median(writerRounds.map((r) => r.rowsPerSec));
   console.log(
     `throughput (median of ${rounds}): ingest ${fmt(ingestMed)} rows/s (${fmt(median(ingestRounds.map((r) => r.toolCallsPerSec)))} tool calls/s); ` +

@@ -158,6 +158,9 @@ export class IngestLoop {
   private readonly partitions = new Map<number, PartitionState>();
   private readonly timers: Timers;
   private stopping = false;
+  /** Turns at decoding (see decodeForPlan): the tail of the queue, and how many partitions wait in it. */
+  private decodeTurn: Promise<void> = Promise.resolve();
+  private waitingToDecode = 0;
 
   constructor(private readonly o: IngestLoopOptions) {
     this.timers = o.timers ?? realTimers;
@@ -206,10 +209,51 @@ export class IngestLoop {
   }
 
   /**
-   * Decodes `entries[from..]` in slices of DECODE_SLICE_MS, yielding to I/O between slices, until one batch's
-   * worth (the limits, plus the message that overflows them) is decoded, or `go()` turns false.
+   * Decodes what planning the next batch of `entries` needs. Partitions take turns in arrival order (one decodes
+   * at a time, yielding to I/O between slices): the first one's insert reaches ClickHouse while the next one
+   * decodes, instead of every partition finishing its decode at the same moment and ClickHouse idling till then.
    */
-  private async decodeAhead(entries: readonly Entry[], from: number, go: () => boolean): Promise<void> {
+  private async decodeForPlan(entries: readonly Entry[]): Promise<void> {
+    if (this.decodedThrough(entries)) return;
+    this.waitingToDecode++;
+    const previous = this.decodeTurn;
+    let release = () => {};
+    this.decodeTurn = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    try {
+      await previous;
+      this.waitingToDecode--;
+      await this.decodeAhead(entries, 0, () => true, false);
+    } finally {
+      release();
+    }
+  }
+
+  /** True when the messages of the next batch (within the limits, plus the one overflowing them) are decoded. */
+  private decodedThrough(entries: readonly Entry[]): boolean {
+    let rows = 0;
+    let bytes = 0;
+    for (const e of entries) {
+      if (!e.isDecoded) return false;
+      rows += e.rows;
+      bytes += e.size;
+      if (rows > this.o.limits.maxRows || bytes > this.o.limits.maxBytes) return true;
+    }
+    return true;
+  }
+
+  /**
+   * Decodes `entries[from..]` in slices of DECODE_SLICE_MS, yielding to I/O between slices, until one batch's
+   * worth (the limits, plus the message that overflows them) is decoded, or `go()` turns false. In the
+   * `background` (the next batch, while this one is stored) it gives way to any partition waiting for its turn.
+   */
+  private async decodeAhead(
+    entries: readonly Entry[],
+    from: number,
+    go: () => boolean,
+    background: boolean,
+  ): Promise<void> {
     let rows = 0;
     let bytes = 0;
     let sliceStart = performance.now();
@@ -221,6 +265,7 @@ export class IngestLoop {
       if (rows > this.o.limits.maxRows || bytes > this.o.limits.maxBytes) return;
       if (performance.now() - sliceStart >= DECODE_SLICE_MS) {
         await yieldToIo();
+        while (background && this.waitingToDecode > 0 && go()) await this.decodeTurn;
         sliceStart = performance.now();
       }
     }
@@ -254,7 +299,7 @@ export class IngestLoop {
       // A group join during the previous await reset this partition: kafkajs re-delivers from the commit.
       if (!st.planner || this.partitions.get(p) !== st) return;
       const buffer = st.buffer;
-      await this.decodeAhead(buffer, 0, () => true);
+      await this.decodeForPlan(buffer);
       if (!st.planner || this.partitions.get(p) !== st || st.buffer !== buffer) return;
       if (this.stopping || !control.isActive()) return;
       const plan = st.planner.next(st.buffer, this.o.limits, highWatermark);
@@ -278,7 +323,7 @@ export class IngestLoop {
         storing.finally(() => {
           storeSettled = true;
         }),
-        this.decodeAhead(buffer, plan.count, () => !storeSettled && !this.stopping),
+        this.decodeAhead(buffer, plan.count, () => !storeSettled && !this.stopping, true),
       ]).then(([o]) => o);
       if (outcome === 'failed') return;
       if (outcome === 'lost') return;

@@ -102,9 +102,20 @@ class Out {
   }
   u64(v: number): void {
     this.ensure(8);
-    this.buf.writeUInt32LE((v % 4294967296) >>> 0, this.pos);
-    this.buf.writeUInt32LE(Math.floor(v / 4294967296) >>> 0, this.pos + 4);
-    this.pos += 8;
+    const buf = this.buf;
+    const p = this.pos;
+    // Byte stores instead of two bounds-checked writeUInt32LE calls: most values are offsets and durations.
+    const lo = (v % 4294967296) >>> 0;
+    const hi = Math.floor(v / 4294967296) >>> 0;
+    buf[p] = lo;
+    buf[p + 1] = lo >>> 8;
+    buf[p + 2] = lo >>> 16;
+    buf[p + 3] = lo >>> 24;
+    buf[p + 4] = hi;
+    buf[p + 5] = hi >>> 8;
+    buf[p + 6] = hi >>> 16;
+    buf[p + 7] = hi >>> 24;
+    this.pos = p + 8;
   }
   /** A DateTime64(9) value from its text form, without bigint: two exact 32-bit halves. */
   nanoTime(t: NanoTime): void {
@@ -283,7 +294,8 @@ export function encodeNative<Row extends object>(
   rows: readonly Row[],
   schema: readonly (readonly [keyof Row & string, NativeType])[],
 ): Buffer {
-  const out = new Out(rows.length * 256);
+  // ~460 bytes per tool_calls row measured: one allocation instead of doubling (and copying) 12+ MB.
+  const out = new Out(rows.length * 512);
   out.varint(schema.length);
   out.varint(rows.length);
   const columns = transposer(schema)(rows);
