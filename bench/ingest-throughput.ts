@@ -10,6 +10,7 @@
  * 3. Bytes on disk per tool call after `OPTIMIZE ... FINAL`.
  *
  *   node --import tsx bench/ingest-throughput.ts [--rows 200000] [--rounds 3] [--rate 5000] [--seconds 20]
+ *     [--skip-latency] [--digests]   (--digests: record audit digests in the ingest rounds, as `tooltrail ingest` does)
  *
  * Prints medians over the rounds. Targets (issue 5): >= 100,000 rows/s; p99 <= 2 s.
  */
@@ -19,6 +20,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { createDigestRecorder } from '../audit/recorder.ts';
 import { loadCollectorConfig } from '../collector/config.ts';
 import { createCollector } from '../collector/factory.ts';
 import { type IngestConfig, loadIngestConfig } from '../ingest/config.ts';
@@ -49,6 +51,8 @@ const { values: args } = parseArgs({
     rate: { type: 'string', default: '5000' },
     seconds: { type: 'string', default: '20' },
     'skip-latency': { type: 'boolean', default: false },
+    // Record tamper-evidence digests as `tooltrail ingest` does (cli/ingest.ts); off by default (comparable runs).
+    digests: { type: 'boolean', default: false },
     serve: { type: 'string' },
   },
 });
@@ -159,7 +163,10 @@ async function ingestRound(ch: ClickHouseClient, topic: string, expectedToolCall
   const c0 = cpuMs();
   const s0 = serverCpuMs();
   const t0 = performance.now();
-  const ingest = await startIngest(config, { log: () => {} });
+  const ingest = await startIngest(config, {
+    log: () => {},
+    ...(args.digests ? { digests: (c: ClickHouseClient) => createDigestRecorder(c, { database }) } : {}),
+  });
   let n = 0;
   while (n < expectedToolCalls) {
     await sleep(50);
@@ -389,7 +396,10 @@ async function main(): Promise<void> {
   const expected = messages * SPANS_PER_MESSAGE;
   const ch = clickhouse();
   const topic = `otlp_bench_prefilled_${stamp()}`;
-  console.log(`ingest-throughput: ${fmt(expected)} tool spans in ${fmt(messages)} messages, ${PARTITIONS} partitions`);
+  console.log(
+    `ingest-throughput: ${fmt(expected)} tool spans in ${fmt(messages)} messages, ${PARTITIONS} partitions` +
+      (args.digests ? '; ingest rounds record audit digests' : ''),
+  );
   await prefill(topic, messages);
   const ingestRounds: ThroughputRound[] = [];
   const writerRounds: ThroughputRound[] = [];
