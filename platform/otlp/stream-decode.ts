@@ -82,6 +82,48 @@ function anyValue(r: R, end: number): AnyValue {
   return m;
 }
 
+/**
+ * Attribute keys seen before, by length and first and last byte. Keys repeat on every span (a few dozen names), so
+ * re-using the string spares a native slice per key, and the string's hash stays cached for the Map lookups
+ * downstream (ingest/flatten.ts). Only ASCII keys are kept; at most KEY_CACHE_MAX, then the cache stops growing.
+ */
+const keyCache = new Map<number, string[]>();
+let keyCacheSize = 0;
+const KEY_CACHE_MAX = 4096;
+
+function attributeKey(r: R): string {
+  const at = r.pos;
+  const length = r.uint32();
+  const start = r.pos;
+  const end = start + length;
+  const buf = r.buf;
+  if (length > 0 && end <= r.len) {
+    const slot = (length << 16) | (buf[start]! << 8) | buf[end - 1]!;
+    const known = keyCache.get(slot);
+    if (known) {
+      for (const k of known) {
+        let i = 0;
+        while (i < length && k.charCodeAt(i) === buf[start + i]) i++;
+        if (i === length) {
+          r.pos = end;
+          return k;
+        }
+      }
+    }
+    // Not cached: the reader decodes it (same bounds check, same UTF-8 rules), then ASCII keys are kept.
+    r.pos = at;
+    const key = r.string();
+    if (keyCacheSize < KEY_CACHE_MAX && key.length === length) {
+      if (known) known.push(key);
+      else keyCache.set(slot, [key]);
+      keyCacheSize++;
+    }
+    return key;
+  }
+  r.pos = at;
+  return r.string();
+}
+
 function keyValue(r: R, end: number): KeyValue {
   let key: string | null = null;
   let value: AnyValue | undefined;
@@ -89,7 +131,7 @@ function keyValue(r: R, end: number): KeyValue {
     const tag = r.uint32();
     switch (tag >>> 3) {
       case 1:
-        key = r.string();
+        key = attributeKey(r);
         break;
       case 2:
         value = anyValue(r, r.uint32() + r.pos);

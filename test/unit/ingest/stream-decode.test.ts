@@ -315,6 +315,47 @@ describe('ingest direct decoder (platform/otlp stream-decode)', () => {
     }
   });
 
+  it('re-used attribute keys never stand in for different bytes (look-alike keys, invalid UTF-8 keys, in turn)', () => {
+    // Same length, first and last byte: one cache slot. Each request is decoded after the others filled the cache.
+    const keys = ['tool.ab', 'tool.xb', 'tool.ab', 'tool\u00e9b', 'tool.xb', 'tool\u00e9b'];
+    const bytesOf = (key: string) =>
+      Buffer.from(
+        encodeExportTraceServiceRequest({
+          resourceSpans: [
+            {
+              resource: { attributes: [{ key: Attr.TENANT, value: { stringValue: 'acme' } }] },
+              scopeSpans: [
+                {
+                  spans: [
+                    {
+                      traceId: Buffer.alloc(16, 1),
+                      spanId: Buffer.alloc(8, 2),
+                      name: 'op',
+                      attributes: [{ key, value: { stringValue: 'v' } }],
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+        }),
+      );
+    for (const key of keys) {
+      assert.ok(assertSame(bytesOf(key), `key ${key}`));
+      assert.deepEqual(flatten(decodeExportTraceServiceRequestFast(bytesOf(key))).spans[0]?.SpanAttributes, {
+        [key]: 'v',
+      });
+    }
+    // A key of one invalid byte decodes to U+FFFD, as long as the byte: it must still be counted invalid each time.
+    const invalid = bytesOf('tool.ab');
+    const at = invalid.indexOf(Buffer.from('tool.ab'));
+    for (let round = 0; round < 3; round++) {
+      const copy = Buffer.from(invalid);
+      copy[at + 4] = 0xff;
+      assert.ok(assertSame(copy, `invalid key, round ${round}`));
+    }
+  });
+
   it('fails on exactly the same corrupted or truncated bytes, with the same error', () => {
     let decoded = 0;
     for (let seed = 1; seed <= 300; seed++) {
