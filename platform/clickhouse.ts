@@ -15,6 +15,12 @@ export interface ClickHouseOptions {
   requestTimeoutMs?: number;
   /** Extra server settings sent with every query. */
   settings?: Record<string, string | number>;
+  /**
+   * Ask ClickHouse to gzip query results (off by default, though the client's default is on): on loopback or a
+   * LAN, gzip of a multi-megabyte result (a full-range detector run returns ~10-20 MB) costs server and client
+   * CPU to save bandwidth that is not the limit. Turn it on for a ClickHouse across a slow link.
+   */
+  compressResponses?: boolean;
 }
 
 export const DEFAULT_CLICKHOUSE_REQUEST_TIMEOUT_MS = 30_000;
@@ -27,6 +33,7 @@ export function createClickHouse(options: ClickHouseOptions): ClickHouseClient {
     database: options.database ?? 'default',
     request_timeout: options.requestTimeoutMs ?? DEFAULT_CLICKHOUSE_REQUEST_TIMEOUT_MS,
     clickhouse_settings: options.settings ?? {},
+    compression: { response: options.compressResponses ?? false, request: false },
     // Inserts are acknowledged by us only once ClickHouse acknowledged them; no client-side retry surprises.
     keep_alive: { enabled: true },
   });

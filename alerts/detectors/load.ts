@@ -68,6 +68,15 @@ export async function runDetector(
       `detector ${name}: ${missing.length ? `missing parameters ${missing.join(', ')}` : ''}${missing.length && extra.length ? '; ' : ''}${extra.length ? `unknown parameters ${extra.join(', ')}` : ''}`,
     );
   }
-  const rs = await ch.query({ query: d.sql, query_params: params, format: 'JSONEachRow' });
-  return rs.json<unknown>();
+  // Column names once, then one JSON array per row: half the bytes of JSONEachRow (which repeats every key in
+  // every row), so half the formatting, transfer and parsing for a full-range run with tens of thousands of rows.
+  const rs = await ch.query({ query: d.sql, query_params: params, format: 'JSONCompactEachRowWithNames' });
+  const [names, ...rows] = await rs.json<unknown[]>();
+  if (!names) return [];
+  const keys = names as string[];
+  return rows.map((values) => {
+    const row: Record<string, unknown> = {};
+    for (let i = 0; i < keys.length; i++) row[keys[i] as string] = values[i];
+    return row;
+  });
 }
