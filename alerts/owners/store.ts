@@ -138,7 +138,7 @@ export interface OwnerChange extends Subject {
 export async function ownerHistory(ch: ClickHouseClient, database: string): Promise<OwnerChange[]> {
   const rs = await ch.query({
     query: `SELECT tenant, subject_kind, subject, source, action, owner, team, changed_by, changed_at, reason
-            FROM ${table(database, 'owner_changes')} ORDER BY changed_at, change_id`,
+            FROM ${table(database, 'owner_changes')} ORDER BY changed_at, recorded_at, change_id`,
     format: 'JSONEachRow',
   });
   const Row = z.object({
