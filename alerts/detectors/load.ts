@@ -68,9 +68,20 @@ export async function runDetector(
       `detector ${name}: ${missing.length ? `missing parameters ${missing.join(', ')}` : ''}${missing.length && extra.length ? '; ' : ''}${extra.length ? `unknown parameters ${extra.join(', ')}` : ''}`,
     );
   }
-  // Column names once, then one JSON array per row: half the bytes of JSONEachRow (which repeats every key in
-  // every row), so half the formatting, transfer and parsing for a full-range run with tens of thousands of rows.
-  const rs = await ch.query({ query: d.sql, query_params: params, format: 'JSONCompactEachRowWithNames' });
+  return queryRows(ch, d.sql, params);
+}
+
+/**
+ * Runs a SELECT with bound parameters and returns its rows as objects. Column names come once, then one JSON
+ * array per row: half the bytes of JSONEachRow (which repeats every key in every row), so half the formatting,
+ * transfer and parsing for a full-range detector run with tens of thousands of rows.
+ */
+export async function queryRows(
+  ch: ClickHouseClient,
+  query: string,
+  params: Record<string, DetectorParamValue>,
+): Promise<Record<string, unknown>[]> {
+  const rs = await ch.query({ query, query_params: params, format: 'JSONCompactEachRowWithNames' });
   const [names, ...rows] = await rs.json<unknown[]>();
   if (!names) return [];
   const keys = names as string[];
