@@ -40,7 +40,7 @@ function batch(from: number, to: number, highWatermark = to + 1): FetchedBatch {
 }
 
 /** Records every side effect in order, so tests assert the state machine's sequence. */
-function fakes(recorded: BatchRange[] = []) {
+function fakes(recorded: BatchRange[] = [], limits = { maxRows: 1_000, maxBytes: 1e9 }, slowWrites = false) {
   const events: string[] = [];
   const writes: { token: string | undefined; toolCalls: number }[] = [];
   const fetched: string[] = [];
@@ -60,6 +60,8 @@ function fakes(recorded: BatchRange[] = []) {
   };
   const writer: RowWriter = {
     async writeRows(rows: Rows, o: WriteOptions = {}) {
+      // A slow ClickHouse: the loop decodes ahead meanwhile.
+      if (slowWrites) await new Promise((resolve) => setTimeout(resolve, 5));
       if (failWrites > 0) {
         failWrites--;
         events.push('write failed');
@@ -107,7 +109,7 @@ function fakes(recorded: BatchRange[] = []) {
       },
     },
     metrics,
-    limits: { maxRows: 1_000, maxBytes: 1e9 },
+    limits,
     backoff: { initialMs: 100, maxMs: 400 },
     timers,
   });
@@ -137,6 +139,19 @@ describe('ingest loop', () => {
     assert.deepEqual(f.events, ['load 0@0', 'intent 0-2', `write ${token(0, 2)}`, 'stored 0-2', 'commit 0@3']);
     assert.deepEqual(f.fetched, ['2']);
     assert.equal(f.writes[0]?.toolCalls, 6);
+  });
+
+  it('cuts one large fetch into batches of maxRows, in offset order, each with exactly its own messages rows', async () => {
+    // 3 spans per message (2 tool spans and their parent): 10 messages per batch of 30 rows. Enough messages that
+    // decoding takes several slices and runs ahead while the (slow) inserts are in flight.
+    const f = fakes([], { maxRows: 30, maxBytes: 1e9 }, true);
+    await f.loop.onBatch(batch(0, 1_999), f.control);
+    assert.equal(f.writes.length, 200);
+    f.writes.forEach((w, i) => {
+      assert.equal(w.token, token(i * 10, i * 10 + 9));
+      assert.equal(w.toolCalls, 20);
+    });
+    assert.equal(f.events.filter((e) => e.startsWith('commit')).at(-1), 'commit 0@2000');
   });
 
   it('replays a recorded range with its own token after a restart', async () => {
