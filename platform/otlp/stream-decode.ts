@@ -39,7 +39,7 @@ function anyValue(r: R, end: number): AnyValue {
     const tag = r.uint32();
     switch (tag >>> 3) {
       case 1:
-        m.stringValue = r.string();
+        m.stringValue = cachedString(r);
         break;
       case 2:
         m.boolValue = r.bool();
@@ -122,6 +122,44 @@ function attributeKey(r: R): string {
   }
   r.pos = at;
   return r.string();
+}
+
+/**
+ * Short string values (attribute values, span and event names) by a hash of their length and three of their
+ * bytes, one per slot, replaced on a miss. Tool names, effects, statuses, agent names repeat on every span: the
+ * rows of a batch then share one string instead of each holding a copy that the garbage collector must move out
+ * of the young generation (rows live until their insert). A hit is byte-compared; like the key cache, only
+ * strings whose UTF-16 length equals their byte length are stored, and only ASCII can match bytes.
+ */
+const VALUE_SLOTS = 4096;
+const VALUE_MAX_BYTES = 64;
+const valueCache: (string | undefined)[] = new Array(VALUE_SLOTS);
+
+function cachedString(r: R): string {
+  const at = r.pos;
+  const length = r.uint32();
+  const start = r.pos;
+  const end = start + length;
+  const buf = r.buf;
+  if (length === 0 || length > VALUE_MAX_BYTES || end > r.len) {
+    r.pos = at;
+    return r.string();
+  }
+  const slot =
+    (length * 7919 + buf[start]! * 31 + buf[end - 1]! * 131 + buf[start + (length >> 1)]! * 17) & (VALUE_SLOTS - 1);
+  const known = valueCache[slot];
+  if (known !== undefined && known.length === length) {
+    let i = 0;
+    while (i < length && known.charCodeAt(i) === buf[start + i]) i++;
+    if (i === length) {
+      r.pos = end;
+      return known;
+    }
+  }
+  r.pos = at;
+  const value = r.string();
+  if (value.length === length) valueCache[slot] = value;
+  return value;
 }
 
 function keyValue(r: R, end: number): KeyValue {
@@ -229,7 +267,7 @@ function event(r: R, end: number): SpanEvent {
         m.timeUnixNano = r.fixed64();
         break;
       case 2:
-        m.name = r.string();
+        m.name = cachedString(r);
         break;
       case 3:
         m.attributes = pushKeyValue(r, m.attributes);
@@ -313,7 +351,7 @@ function span(r: R, end: number): Span {
         m.flags = r.fixed32();
         break;
       case 5:
-        m.name = r.string();
+        m.name = cachedString(r);
         break;
       case 6:
         m.kind = r.int32();

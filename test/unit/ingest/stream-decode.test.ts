@@ -315,7 +315,7 @@ describe('ingest direct decoder (platform/otlp stream-decode)', () => {
     }
   });
 
-  it('re-used attribute keys never stand in for different bytes (look-alike keys, invalid UTF-8 keys, in turn)', () => {
+  it('re-used strings never stand in for different bytes (look-alike keys, values and names; invalid UTF-8)', () => {
     // Same length, first and last byte: one cache slot. Each request is decoded after the others filled the cache.
     const keys = ['tool.ab', 'tool.xb', 'tool.ab', 'tool\u00e9b', 'tool.xb', 'tool\u00e9b'];
     const bytesOf = (key: string) =>
@@ -330,8 +330,8 @@ describe('ingest direct decoder (platform/otlp stream-decode)', () => {
                     {
                       traceId: Buffer.alloc(16, 1),
                       spanId: Buffer.alloc(8, 2),
-                      name: 'op',
-                      attributes: [{ key, value: { stringValue: 'v' } }],
+                      name: key,
+                      attributes: [{ key, value: { stringValue: key } }],
                     },
                   ],
                 },
@@ -342,17 +342,23 @@ describe('ingest direct decoder (platform/otlp stream-decode)', () => {
       );
     for (const key of keys) {
       assert.ok(assertSame(bytesOf(key), `key ${key}`));
-      assert.deepEqual(flatten(decodeExportTraceServiceRequestFast(bytesOf(key))).spans[0]?.SpanAttributes, {
-        [key]: 'v',
-      });
+      const row = flatten(decodeExportTraceServiceRequestFast(bytesOf(key))).spans[0];
+      assert.deepEqual(row?.SpanAttributes, { [key]: key });
+      assert.equal(row?.SpanName, key);
     }
     // A key of one invalid byte decodes to U+FFFD, as long as the byte: it must still be counted invalid each time.
     const invalid = bytesOf('tool.ab');
-    const at = invalid.indexOf(Buffer.from('tool.ab'));
     for (let round = 0; round < 3; round++) {
-      const copy = Buffer.from(invalid);
-      copy[at + 4] = 0xff;
-      assert.ok(assertSame(copy, `invalid key, round ${round}`));
+      // Every occurrence (name, key, value) in turn, then all of them.
+      for (const nth of [0, 1, 2, -1]) {
+        const copy = Buffer.from(invalid);
+        let at = -1;
+        for (let k = 0; k <= Math.max(nth, 2); k++) {
+          at = copy.indexOf(Buffer.from('tool.ab'), at + 1);
+          if (nth === -1 || k === nth) copy[at + 4] = 0xff;
+        }
+        assert.ok(assertSame(copy, `invalid string ${nth}, round ${round}`));
+      }
     }
   });
 
