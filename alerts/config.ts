@@ -40,6 +40,8 @@ export const AlertsConfigSchema = z
     findingActiveSeconds: seconds,
     /** endsAt = now + this on every send: a dead evaluator's alerts resolve by themselves after it. */
     alertTtlSeconds: seconds,
+    /** A finding is paged once it has been found for this long (Prometheus's `for`); 0 = at once. */
+    pendingSeconds: z.number().int().min(0),
     /** Alertmanager base URL (its v2 API is under /api/v2). */
     alertmanagerUrl: z.url(),
     alertmanagerTimeoutMs: z.number().int().min(100),
@@ -91,6 +93,7 @@ export function defaultAlertsConfig(alertmanagerUrl = 'http://127.0.0.1:9193'): 
     latenessSeconds: DEFAULT_LATENESS_SECONDS,
     findingActiveSeconds: DEFAULT_FINDING_ACTIVE_SECONDS,
     alertTtlSeconds: DEFAULT_ALERT_TTL_SECONDS,
+    pendingSeconds: 0,
     alertmanagerUrl,
     alertmanagerTimeoutMs: DEFAULT_ALERTMANAGER_TIMEOUT_MS,
     reconstructUrl: '',
@@ -125,9 +128,10 @@ export function parseAlertsConfig(input: unknown): AlertsConfig {
   return parsed.data;
 }
 
-/** Flags that win over the environment (the CLI's --interval, --tenant). */
+/** Flags that win over the environment (the CLI's --interval, --tenant, --pending-period). */
 export interface AlertsOverrides {
   intervalSeconds?: number | undefined;
+  pendingSeconds?: number | undefined;
   tenant?: string | undefined;
 }
 
@@ -180,6 +184,9 @@ export function alertsConfigFromEnv(
   duration('TOOLTRAIL_ALERTS_FINDING_ACTIVE', (s) => {
     c.findingActiveSeconds = s;
   });
+  duration('TOOLTRAIL_ALERTS_PENDING_PERIOD', (s) => {
+    c.pendingSeconds = s;
+  });
   duration('TOOLTRAIL_ALERTS_ALERT_TTL', (s) => {
     c.alertTtlSeconds = s;
   });
@@ -213,6 +220,7 @@ export function alertsConfigFromEnv(
   if (problems.length) throw new AlertsConfigError(`invalid alerts configuration: ${problems.join('; ')}`);
   if (overrides.intervalSeconds !== undefined) c.intervalSeconds = overrides.intervalSeconds;
   if (overrides.tenant !== undefined) c.tenant = overrides.tenant;
+  if (overrides.pendingSeconds !== undefined) c.pendingSeconds = overrides.pendingSeconds;
   if (!env.TOOLTRAIL_ALERTS_ALERT_TTL) c.alertTtlSeconds = Math.max(DEFAULT_ALERT_TTL_SECONDS, 4 * c.intervalSeconds);
   return parseAlertsConfig(c);
 }

@@ -93,54 +93,61 @@ export function registerAlertsCommands(program: Command, io: AlertsCliIo = defau
     .option('--once', 'evaluate once and exit')
     .option('--interval <duration>', 'time between evaluations (default 60s; TOOLTRAIL_ALERTS_INTERVAL)')
     .option('--tenant <tenant>', 'only this tenant (default: every tenant; TOOLTRAIL_ALERTS_TENANT)')
+    .option(
+      '--pending-period <duration>',
+      'page a finding only once it has been found for this long, like Prometheus `for` (default 0; TOOLTRAIL_ALERTS_PENDING_PERIOD)',
+    )
     .option('--json', 'print each evaluation report as a JSON line')
-    .action(async (opts: { once?: boolean; interval?: string; tenant?: string; json?: boolean }) => {
-      const c = config(io, {
-        tenant: opts.tenant,
-        intervalSeconds: opts.interval ? duration(opts.interval) : undefined,
-      });
-      const print = (r: EvaluationReport) =>
-        io.out(
-          opts.json
-            ? JSON.stringify(r)
-            : `${r.at} found ${r.found}, firing ${r.firing} (${r.opened} new), resolved ${r.resolved}, ` +
-                `${r.alertsSent} alert(s) sent${r.sendError ? ` (SEND FAILED: ${r.sendError})` : ''}, ` +
-                `${r.stateChanges} warning state change(s)`,
-        );
-      await withClickHouse(io, async ({ ch, database }) => {
-        const evaluator = new Evaluator({
-          ch,
-          database,
-          config: c,
-          clock: io.clock,
-          logger: {
-            info: (m) => io.err(`tooltrail alerts: ${m}`),
-            error: (m, e) => io.err(`tooltrail alerts: ${m}${e ? `: ${(e as Error).message}` : ''}`),
-          },
+    .action(
+      async (opts: { once?: boolean; interval?: string; tenant?: string; pendingPeriod?: string; json?: boolean }) => {
+        const c = config(io, {
+          tenant: opts.tenant,
+          intervalSeconds: opts.interval ? duration(opts.interval) : undefined,
+          pendingSeconds: opts.pendingPeriod !== undefined ? duration(opts.pendingPeriod) : undefined,
         });
-        if (opts.once) {
-          const r = await evaluator.runOnce();
-          print(r);
-          if (r.sendError) process.exitCode = 1;
-          return;
-        }
-        const schedule = evaluator.start(print);
-        io.err(`tooltrail alerts: evaluating every ${c.intervalSeconds}s against ${c.alertmanagerUrl}`);
-        await new Promise<void>((resolve) => {
-          // The schedule's timers are unref'd: this holds the process open until a signal.
-          const hold = setInterval(() => {}, 2 ** 30);
-          const stop = () => {
-            clearInterval(hold);
-            process.off('SIGINT', stop);
-            process.off('SIGTERM', stop);
-            resolve();
-          };
-          process.on('SIGINT', stop);
-          process.on('SIGTERM', stop);
+        const print = (r: EvaluationReport) =>
+          io.out(
+            opts.json
+              ? JSON.stringify(r)
+              : `${r.at} found ${r.found}, firing ${r.firing} (${r.opened} new), pending ${r.pending}, resolved ${r.resolved}, ` +
+                  `${r.alertsSent} alert(s) sent${r.sendError ? ` (SEND FAILED: ${r.sendError})` : ''}, ` +
+                  `${r.stateChanges} warning state change(s)`,
+          );
+        await withClickHouse(io, async ({ ch, database }) => {
+          const evaluator = new Evaluator({
+            ch,
+            database,
+            config: c,
+            clock: io.clock,
+            logger: {
+              info: (m) => io.err(`tooltrail alerts: ${m}`),
+              error: (m, e) => io.err(`tooltrail alerts: ${m}${e ? `: ${(e as Error).message}` : ''}`),
+            },
+          });
+          if (opts.once) {
+            const r = await evaluator.runOnce();
+            print(r);
+            if (r.sendError) process.exitCode = 1;
+            return;
+          }
+          const schedule = evaluator.start(print);
+          io.err(`tooltrail alerts: evaluating every ${c.intervalSeconds}s against ${c.alertmanagerUrl}`);
+          await new Promise<void>((resolve) => {
+            // The schedule's timers are unref'd: this holds the process open until a signal.
+            const hold = setInterval(() => {}, 2 ** 30);
+            const stop = () => {
+              clearInterval(hold);
+              process.off('SIGINT', stop);
+              process.off('SIGTERM', stop);
+              resolve();
+            };
+            process.on('SIGINT', stop);
+            process.on('SIGTERM', stop);
+          });
+          await schedule.stop();
         });
-        await schedule.stop();
-      });
-    });
+      },
+    );
 
   program
     .command('findings')

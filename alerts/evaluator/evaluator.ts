@@ -36,8 +36,10 @@ export interface EvaluationReport {
   since: string;
   found: number;
   firing: number;
-  /** Findings that became active in this run. */
+  /** Findings paged as firing for the first time in this run. */
   opened: number;
+  /** Findings found but still inside the pending period (recorded, not paged yet). */
+  pending: number;
   /** Findings resolved in this run (or whose resolution was re-sent). */
   resolved: number;
   alertsSent: number;
@@ -116,7 +118,13 @@ export class Evaluator {
     await recordStateChanges(ch, database, changes);
 
     const stored = await loadOpenAndRecent(ch, database, c.tenant, since);
-    const plan = reconcile({ now, detected: detection.findings, stored, findingActiveSeconds: c.findingActiveSeconds });
+    const plan = reconcile({
+      now,
+      detected: detection.findings,
+      stored,
+      findingActiveSeconds: c.findingActiveSeconds,
+      pendingSeconds: c.pendingSeconds,
+    });
     const alerts = planAlerts(plan, now, c.alertTtlSeconds);
     let sendError: string | null = null;
     try {
@@ -133,7 +141,8 @@ export class Evaluator {
       since: since.toISOString(),
       found: detection.findings.length,
       firing: plan.firing.length,
-      opened: plan.firing.filter((r) => r.first_seen.getTime() === now.getTime()).length,
+      opened: plan.firing.filter((r) => r.alert_status !== 'firing').length,
+      pending: plan.pending.length,
       resolved: plan.resolving.length + plan.silent.filter((r) => r.resolved_at?.getTime() === now.getTime()).length,
       alertsSent: sendError === null ? alerts.length : 0,
       sendError,

@@ -15,11 +15,18 @@ describe('alerts configuration', () => {
     assert.deepEqual(parseAlertsConfig(defaultAlertsConfig(AM)), defaultAlertsConfig(AM));
   });
 
+  it('pages at once by default, and the --pending-period flag wins over the environment', () => {
+    assert.equal(defaultAlertsConfig(AM).pendingSeconds, 0);
+    const c = alertsConfigFromEnv({ TOOLTRAIL_ALERTS_PENDING_PERIOD: '5m' }, AM, { pendingSeconds: 30 });
+    assert.equal(c.pendingSeconds, 30);
+  });
+
   it('reads durations, numbers and booleans from the environment', () => {
     const c = alertsConfigFromEnv(
       {
         TOOLTRAIL_ALERTS_INTERVAL: '30s',
         TOOLTRAIL_ALERTS_MUTATION_WINDOW: '2h',
+        TOOLTRAIL_ALERTS_PENDING_PERIOD: '2m',
         TOOLTRAIL_WARNINGS_WINDOW_DAYS: '60',
         TOOLTRAIL_WARNINGS_AUTO_RETIRE: 'true',
         TOOLTRAIL_RECONSTRUCT_URL: 'http://grafana:3000/reconstruct/session/{session}',
@@ -28,6 +35,7 @@ describe('alerts configuration', () => {
     );
     assert.equal(c.intervalSeconds, 30);
     assert.equal(c.mutationWindowSeconds, 7200);
+    assert.equal(c.pendingSeconds, 120);
     assert.equal(c.warnings.windowDays, 60);
     assert.equal(c.warnings.autoRetire, true);
     assert.equal(c.reconstructUrl, 'http://grafana:3000/reconstruct/session/{session}');

@@ -131,3 +131,52 @@ describe('reconcile', () => {
     assert.equal(plan.firing.length, 1);
   });
 });
+
+describe('reconcile with a pending period (Prometheus `for`)', () => {
+  const PENDING_S = 120;
+  const judge = (detected: ReturnType<typeof mutationFinding>[], prev: FindingRecord[]) =>
+    reconcile({ now: NOW, detected, stored: stored(...prev), findingActiveSeconds: DAY_S, pendingSeconds: PENDING_S });
+
+  it('records a new finding without paging it while it is younger than the pending period', () => {
+    const plan = judge([mutationFinding()], []);
+    assert.equal(plan.firing.length, 0);
+    assert.equal(plan.pending.length, 1);
+    assert.deepEqual(planAlerts(plan, NOW, 300), []);
+    const [written] = recordsAfterSend(plan, NOW, true);
+    assert.equal(written?.alert_status, 'pending');
+    assert.equal(written?.first_seen, NOW);
+  });
+
+  it('pages a finding still found once the pending period has passed, with startsAt = when it was first found', () => {
+    const f = mutationFinding();
+    const prev = record(f, { first_seen: minutesAgo(3), alert_status: 'pending', last_sent_at: null });
+    const plan = judge([f], [prev]);
+    assert.equal(plan.pending.length, 0);
+    assert.equal(plan.firing.length, 1);
+    assert.equal(planAlerts(plan, NOW, 300)[0]?.startsAt, minutesAgo(3).toISOString());
+  });
+
+  it('keeps holding a finding found again inside the pending period', () => {
+    const f = mutationFinding();
+    const prev = record(f, { first_seen: minutesAgo(1), alert_status: 'pending', last_sent_at: null });
+    const plan = judge([f], [prev]);
+    assert.equal(plan.pending[0]?.first_seen, prev.first_seen);
+    assert.deepEqual(planAlerts(plan, NOW, 300), []);
+  });
+
+  it('resolves without a page a finding that stops matching inside its pending period (late evidence cleared it)', () => {
+    const prev = record(mutationFinding(), { first_seen: minutesAgo(1), alert_status: 'pending', last_sent_at: null });
+    const plan = judge([], [prev]);
+    assert.deepEqual(planAlerts(plan, NOW, 300), []);
+    assert.equal(plan.silent[0]?.alert_status, 'not_sent');
+    assert.equal(plan.silent[0]?.resolution, 'no_longer_matches');
+  });
+
+  it('keeps an alert already firing alive whatever the pending period', () => {
+    const f = mutationFinding();
+    const prev = record(f, { first_seen: minutesAgo(1) });
+    const plan = judge([f], [prev]);
+    assert.equal(plan.firing.length, 1);
+    assert.equal(plan.pending.length, 0);
+  });
+});
