@@ -1,0 +1,634 @@
+/**
+ * tooltrail against the OpenTelemetry Collector (Go; built by bench/anchor/build-otelcol.ts with only the OTLP
+ * receiver, batch processor, Kafka exporter/receiver and ClickHouse exporter), in the same run, on this machine's
+ * Kafka and ClickHouse:
+ *
+ * 1. OTLP/HTTP -> Kafka: the same load generator posts the same protobuf requests (512 tool spans carrying tooltrail
+ *    attributes, 8 per trace) to `tooltrail collector --no-auth` and to the OTel Collector (otlp -> batch -> kafka,
+ *    acks=all, gzip, keyed by trace id). A round is a fixed number of spans: done when tooltrail answered 200 to
+ *    all (it answers after Kafka's ack) or when the OTel Collector's otelcol_exporter_sent_spans reached them (it
+ *    answers before). spans/s and collector CPU (/proc utime+stime of the child and its descendants).
+ * 2. Kafka -> ClickHouse: both read the same topic (what tooltrail's collector wrote in round 1): `tooltrail ingest`
+ *    into a migrated database vs the OTel Collector's kafka receiver -> batch -> clickhouse exporter (HTTP, its own
+ *    schema). Timed from the first row visible to the last (process start-up excluded for both).
+ * 3. Bytes on disk per span after OPTIMIZE FINAL: tool_calls vs otel_traces, the same spans.
+ *
+ *   flock /tmp/bench.lock node --import tsx bench/anchor/compare.ts [--spans 200000] [--rounds 3] [--concurrency 8]
+ *
+ * Prints medians over the rounds, then the BENCH_JSON line (baseline = the OTel Collector's figure).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Agent, request as httpRequest } from 'node:http';
+import { createServer } from 'node:net';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { Attr, EXECUTE_TOOL, GenAi, toolSpanName } from '../../contract/index.ts';
+import { DEFAULT_RETENTION_DAYS } from '../../ingest/schema/config.ts';
+import { migrateUp } from '../../ingest/schema/migrations.ts';
+import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
+import { createKafkaClient, deleteTopics, ensureTopics } from '../../platform/kafka/index.ts';
+import { encodeExportTraceServiceRequest, type KeyValue, type Span } from '../../platform/otlp/index.ts';
+import { loadServicesConfig } from '../../services/config.ts';
+import { type BenchFigure, printBenchReport, spread } from '../support/report.ts';
+import { processCpuMs } from '../support/server-cpu.ts';
+import { CACHE_DIR, ensureOtelcol, REPO_ROOT } from './build-otelcol.ts';
+import { otelClickHouseConfig, otelKafkaConfig, promCounter } from './otelcol-config.ts';
+
+const SPANS_PER_REQUEST = 512;
+const SPANS_PER_TRACE = 8;
+const PARTITIONS = 3;
+
+const { values: args } = parseArgs({
+  options: {
+    spans: { type: 'string', default: '200000' },
+    rounds: { type: 'string', default: '3' },
+    concurrency: { type: 'string', default: '8' },
+    warmup: { type: 'string', default: '20000' },
+  },
+});
+
+const svc = loadServicesConfig();
+const RUN = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
+/** What the run created, dropped at the end whatever happens. */
+const createdTopics: string[] = [];
+const createdDatabases: string[] = [];
+
+// ---------------------------------------------------------------------------------------------- load
+
+function kv(key: string, value: KeyValue['value']): KeyValue {
+  return { key, value };
+}
+
+/** One request of tool spans as an agent runtime's SDK sends them (the collector bench's shape). */
+function makeBody(seed: number): Buffer {
+  const spans: Span[] = [];
+  const now = BigInt(Date.now()) * 1_000_000n;
+  for (let t = 0; t < SPANS_PER_REQUEST / SPANS_PER_TRACE; t++) {
+    const traceId = randomBytes(16);
+    for (let s = 0; s < SPANS_PER_TRACE; s++) {
+      const start = now + BigInt(t * 1000 + s);
+      spans.push({
+        traceId,
+        spanId: randomBytes(8),
+        parentSpanId: s === 0 ? null : randomBytes(8),
+        name: toolSpanName('list_service_accounts'),
+        kind: 1,
+        startTimeUnixNano: start.toString(),
+        endTimeUnixNano: (start + 2_500_000n).toString(),
+        attributes: [
+          kv(GenAi.OPERATION_NAME, { stringValue: EXECUTE_TOOL }),
+          kv(GenAi.TOOL_NAME, { stringValue: 'list_service_accounts' }),
+          kv(GenAi.TOOL_CALL_ID, { stringValue: `call_${randomBytes(6).toString('hex')}` }),
+          kv(GenAi.CONVERSATION_ID, { stringValue: `session-${seed}-${t}` }),
+          kv(GenAi.AGENT_NAME, { stringValue: 'ops-agent' }),
+          kv(Attr.EFFECT, { stringValue: s % 4 === 3 ? 'mutation' : 'read' }),
+          kv(Attr.RESULT_STATUS, { stringValue: 'partial' }),
+          kv(Attr.RESULT_COMPLETE, { boolValue: false }),
+          kv(Attr.RESULT_REASONS, { arrayValue: { values: [{ stringValue: 'MORE_PAGES_AVAILABLE' }] } }),
+          kv(Attr.RESULT_ITEM_COUNT, { intValue: 50 }),
+          kv(Attr.RESULT_CONTINUATION, { stringValue: 'next_cursor' }),
+          kv(Attr.SCOPE_RESOURCE, { stringValue: 'service_accounts' }),
+          kv(Attr.SESSION_SEQUENCE, { intValue: s + 1 }),
+        ],
+        status: { code: 0 },
+      });
+    }
+  }
+  return Buffer.from(
+    encodeExportTraceServiceRequest({
+      resourceSpans: [
+        {
+          resource: { attributes: [kv('service.name', { stringValue: 'ops-agent' })] },
+          scopeSpans: [{ scope: { name: 'tooltrail', version: '0.1.0' }, spans }],
+        },
+      ],
+    }),
+  );
+}
+
+function post(agent: Agent, port: number, body: Buffer): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      {
+        agent,
+        host: '127.0.0.1',
+        port,
+        path: '/v1/traces',
+        method: 'POST',
+        headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length },
+      },
+      (res) => {
+        res.resume();
+        res.once('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
+    req.once('error', reject);
+    req.end(body);
+  });
+}
+
+/** Posts `requests` bodies with `concurrency` clients; a non-200 is retried after 100 ms (counted). */
+async function send(port: number, bodies: Buffer[], requests: number, concurrency: number): Promise<number> {
+  const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
+  let next = 0;
+  let retries = 0;
+  const worker = async () => {
+    while (next < requests) {
+      const body = bodies[next++ % bodies.length] as Buffer;
+      while ((await post(agent, port, body)) !== 200) {
+        retries++;
+        await sleep(100);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  agent.destroy();
+  return retries;
+}
+
+// ---------------------------------------------------------------------------------------------- processes
+
+/** CPU ms of a process and all its descendants (`tooltrail collector` re-executes itself as a child). */
+function treeCpuMs(root: number): number {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const ppid = Number(readFileSync(`/proc/${name}/stat`, 'utf8').split(') ')[1]?.split(' ')[1]);
+      const list = children.get(ppid) ?? [];
+      list.push(Number(name));
+      children.set(ppid, list);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  let total = 0;
+  const stack = [root];
+  while (stack.length > 0) {
+    const pid = stack.pop() as number;
+    total += processCpuMs(pid) ?? 0;
+    stack.push(...(children.get(pid) ?? []));
+  }
+  return total;
+}
+
+/** CPU ms of the local ClickHouse server (the python3 process serving libchdb); undefined when not local. */
+function clickhouseCpuMs(): number | undefined {
+  for (const pid of readdirSync('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('libchdb')) return processCpuMs(Number(pid));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return undefined;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+async function httpGet(port: number, path: string): Promise<{ status: number; body: string } | undefined> {
+  return new Promise((resolve) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, method: 'GET' }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => {
+        body += c;
+      });
+      res.once('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.once('error', () => resolve(undefined));
+    req.end();
+  });
+}
+
+interface Child {
+  proc: ChildProcess;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+function start(cmd: string, argv: string[], env: NodeJS.ProcessEnv, label: string): Child {
+  const proc = spawn(cmd, argv, { cwd: REPO_ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  proc.stderr?.on('data', (c: Buffer) => {
+    stderr = (stderr + c.toString()).slice(-4000);
+  });
+  proc.once('exit', (code, signal) => {
+    if (code !== 0 && signal !== 'SIGTERM' && code !== null) console.error(`[${label}] exited ${code}: ${stderr}`);
+  });
+  return {
+    proc,
+    pid: proc.pid as number,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (proc.exitCode !== null || proc.signalCode !== null) return resolve();
+        const kill = setTimeout(() => proc.kill('SIGKILL'), 15_000);
+        proc.once('exit', () => {
+          clearTimeout(kill);
+          resolve();
+        });
+        proc.kill('SIGTERM');
+      }),
+  };
+}
+
+async function until(what: string, check: () => Promise<boolean>, timeoutMs: number, everyMs = 50): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(everyMs);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- 1. into Kafka
+
+interface KafkaRound {
+  spansPerSec: number;
+  cpuSecPer100k: number;
+  spansPerCpuSec: number;
+  retries: number;
+}
+
+type Side = 'tooltrail' | 'otelcol';
+
+async function intoKafka(side: Side, topic: string, bodies: Buffer[], spans: number): Promise<KafkaRound> {
+  const concurrency = Number(args.concurrency);
+  const port = await freePort();
+  const warmRequests = Math.ceil(Number(args.warmup) / SPANS_PER_REQUEST);
+  const requests = Math.ceil(spans / SPANS_PER_REQUEST);
+  let child: Child;
+  let delivered: () => Promise<number>;
+  if (side === 'tooltrail') {
+    child = start(
+      process.execPath,
+      ['bin/tooltrail.js', 'collector', '--no-auth', '--port', String(port), '--topic', topic],
+      process.env,
+      'tooltrail collector',
+    );
+    await until('tooltrail collector', async () => (await httpGet(port, '/readyz'))?.status === 200, 60_000);
+    delivered = async () =>
+      promCounter((await httpGet(port, '/metrics'))?.body ?? '', 'tooltrail_collector_spans_accepted');
+  } else {
+    const metricsPort = await freePort();
+    const config = join(CACHE_DIR, `anchor-kafka-${RUN}.yaml`);
+    writeFileSync(config, otelKafkaConfig({ otlpPort: port, metricsPort, brokers: svc.kafka.brokers, topic }));
+    child = start(ensureOtelcol(), ['--config', config], process.env, 'otelcol');
+    await until('otelcol', async () => (await httpGet(port, '/v1/traces')) !== undefined, 60_000);
+    delivered = async () =>
+      promCounter((await httpGet(metricsPort, '/metrics'))?.body ?? '', 'otelcol_exporter_sent_spans');
+  }
+  try {
+    const sent = (n: number) => n * SPANS_PER_REQUEST;
+    await send(port, bodies, warmRequests, concurrency);
+    await until(`${side} warm-up delivered`, async () => (await delivered()) >= sent(warmRequests), 60_000, 20);
+    const c0 = treeCpuMs(child.pid);
+    const t0 = performance.now();
+    const retries = await send(port, bodies, requests, concurrency);
+    const target = sent(warmRequests + requests);
+    await until(`${side} delivered`, async () => (await delivered()) >= target, 120_000, 20);
+    const seconds = (performance.now() - t0) / 1000;
+    const cpuSec = (treeCpuMs(child.pid) - c0) / 1000;
+    const n = sent(requests);
+    return { spansPerSec: n / seconds, cpuSecPer100k: (cpuSec / n) * 100_000, spansPerCpuSec: n / cpuSec, retries };
+  } finally {
+    await child.stop();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------- 2. into ClickHouse
+
+interface StoreRound {
+  rowsPerSec: number;
+  spansPerCpuSec: number;
+  cpuSecPer100k: number;
+  /** ClickHouse server CPU per 100k rows over the same window (every client's queries count). */
+  serverCpuSecPer100k: number | undefined;
+  database: string;
+}
+
+async function count(ch: ClickHouseClient, sql: string): Promise<number> {
+  const rs = await ch.query({ query: sql, format: 'JSONEachRow' });
+  return Number((await rs.json<{ n: string | number }>())[0]?.n ?? 0);
+}
+
+async function intoClickHouse(
+  ch: ClickHouseClient,
+  side: Side,
+  topic: string,
+  expected: number,
+  round: number,
+): Promise<StoreRound> {
+  const database = `anchor_${side === 'tooltrail' ? 'tt' : 'otel'}_${RUN}_${round}`;
+  const group = `anchor-${side}-${RUN}-${round}`;
+  let child: Child;
+  let table: string;
+  createdDatabases.push(database);
+  createdTopics.push(`${topic}_dlq_${round}`);
+  if (side === 'tooltrail') {
+    await migrateUp(ch, { database, retentionDays: DEFAULT_RETENTION_DAYS });
+    table = `${database}.tool_calls`;
+    child = start(
+      process.execPath,
+      ['bin/tooltrail.js', 'ingest', '--topic', topic, '--group', group, '--dlq-topic', `${topic}_dlq_${round}`],
+      { ...process.env, TOOLTRAIL_CLICKHOUSE_DATABASE: database },
+      'tooltrail ingest',
+    );
+  } else {
+    table = `${database}.otel_traces`;
+    const config = join(CACHE_DIR, `anchor-clickhouse-${RUN}-${round}.yaml`);
+    writeFileSync(
+      config,
+      otelClickHouseConfig({
+        metricsPort: await freePort(),
+        brokers: svc.kafka.brokers,
+        topic,
+        groupId: group,
+        endpoint: svc.clickhouse.url,
+        database,
+        user: svc.clickhouse.user,
+        password: svc.clickhouse.password,
+      }),
+    );
+    child = start(ensureOtelcol(), ['--config', config], process.env, 'otelcol');
+  }
+  const rows = async () => count(ch, `SELECT count() AS n FROM ${table}`).catch(() => 0);
+  try {
+    // From the first row visible: start-up (tsx, Go runtime, schema creation, group join) is not throughput.
+    let first = 0;
+    await until(
+      `${side} first rows`,
+      async () => {
+        first = await rows();
+        return first > 0;
+      },
+      120_000,
+      20,
+    );
+    const c0 = treeCpuMs(child.pid);
+    const s0 = clickhouseCpuMs();
+    const t0 = performance.now();
+    let n = first;
+    await until(
+      `${side} all ${expected} rows`,
+      async () => {
+        n = await rows();
+        return n >= expected;
+      },
+      300_000,
+      20,
+    );
+    const seconds = (performance.now() - t0) / 1000;
+    const cpuSec = (treeCpuMs(child.pid) - c0) / 1000;
+    const s1 = clickhouseCpuMs();
+    if (n !== expected) throw new Error(`${side}: ${n} rows in ${table}, expected ${expected}`);
+    const measured = expected - first;
+    return {
+      rowsPerSec: measured / seconds,
+      spansPerCpuSec: measured / cpuSec,
+      cpuSecPer100k: (cpuSec / measured) * 100_000,
+      serverCpuSecPer100k: s0 === undefined || s1 === undefined ? undefined : ((s1 - s0) / 1000 / measured) * 100_000,
+      database,
+    };
+  } finally {
+    await child.stop();
+  }
+}
+
+async function bytesPerRow(ch: ClickHouseClient, database: string, table: string) {
+  await ch.command({ query: `OPTIMIZE TABLE ${database}.${table} FINAL` });
+  const rs = await ch.query({
+    query: `SELECT sum(rows) AS rows, sum(bytes_on_disk) AS bytes, sum(data_uncompressed_bytes) AS raw
+            FROM system.parts WHERE active AND database = {db:String} AND table = {t:String}`,
+    query_params: { db: database, t: table },
+    format: 'JSONEachRow',
+  });
+  const r = (await rs.json<{ rows: string; bytes: string; raw: string }>())[0];
+  const n = Number(r?.rows ?? 0);
+  return { rows: n, onDisk: Number(r?.bytes ?? 0) / n, uncompressed: Number(r?.raw ?? 0) / n };
+}
+
+// ---------------------------------------------------------------------------------------------- main
+
+function line(label: string, ours: number[], theirs: number[], unit: string, digits = 0): string {
+  const f = (xs: number[]) => {
+    const s = spread(xs);
+    const d = (x: number) => (digits ? x.toFixed(digits) : fmt(x));
+    return `${d(s.value)} (${d(s.min)}-${d(s.max)})`;
+  };
+  return `  ${label.padEnd(34)} tooltrail ${f(ours)}  otelcol ${f(theirs)} ${unit}`;
+}
+
+function figure(
+  name: string,
+  unit: string,
+  ours: number[],
+  theirs: number[],
+  target?: { text: string; met: (ratio: number) => boolean },
+): BenchFigure {
+  const s = spread(ours);
+  const b = spread(theirs).value;
+  const ratio = Math.round((s.value / b) * 1000) / 1000;
+  return {
+    name,
+    unit,
+    ...s,
+    baseline: { name: 'OpenTelemetry Collector v0.165 (same run)', value: b },
+    ratio,
+    ...(target ? { target: target.text, met: target.met(ratio) } : {}),
+  };
+}
+
+async function main(): Promise<void> {
+  const spans = Number(args.spans);
+  const rounds = Number(args.rounds);
+  const binary = ensureOtelcol();
+  const ch = createClickHouse({
+    url: svc.clickhouse.url,
+    user: svc.clickhouse.user,
+    password: svc.clickhouse.password,
+    requestTimeoutMs: 120_000,
+  });
+  const kafka = createKafkaClient({ brokers: svc.kafka.brokers, clientId: 'bench-anchor', quiet: true });
+  const bodies = Array.from({ length: 16 }, (_, i) => makeBody(i));
+  const requests = Math.ceil(spans / SPANS_PER_REQUEST);
+  console.log(
+    `anchor: tooltrail vs ${binary.replace(`${REPO_ROOT}/`, '')}; ${fmt(requests * SPANS_PER_REQUEST)} spans per round ` +
+      `(${SPANS_PER_REQUEST}/request, ${SPANS_PER_TRACE}/trace, ~${Math.round((bodies[0] as Buffer).length / 1024)} KiB protobuf), ` +
+      `${args.concurrency} clients, ${rounds} rounds, load average ${loadavg()
+        .map((x) => x.toFixed(2))
+        .join(' ')}`,
+  );
+  const k: Record<Side, KafkaRound[]> = { tooltrail: [], otelcol: [] };
+  const c: Record<Side, StoreRound[]> = { tooltrail: [], otelcol: [] };
+  let source = '';
+  let sourceSpans = 0;
+  try {
+    console.log('1. OTLP/HTTP -> Kafka');
+    for (let r = 0; r < rounds; r++) {
+      // Alternate who goes first: the machine's other load drifts.
+      const order: Side[] = r % 2 === 0 ? ['tooltrail', 'otelcol'] : ['otelcol', 'tooltrail'];
+      for (const side of order) {
+        const topic = `anchor_${side}_${RUN}_${r}`;
+        createdTopics.push(topic);
+        await ensureTopics(kafka, [{ topic, numPartitions: PARTITIONS }]);
+        const x = await intoKafka(side, topic, bodies, spans);
+        k[side].push(x);
+        if (side === 'tooltrail' && !source) {
+          source = topic;
+          sourceSpans = (Math.ceil(Number(args.warmup) / SPANS_PER_REQUEST) + requests) * SPANS_PER_REQUEST;
+        }
+        console.log(
+          `  round ${r + 1} ${side.padEnd(9)} ${fmt(x.spansPerSec).padStart(8)} spans/s  CPU ${x.cpuSecPer100k.toFixed(2)} s/100k spans  ` +
+            `${fmt(x.spansPerCpuSec)} spans/CPU-s${x.retries ? `  (${x.retries} retried requests)` : ''}  load ${loadavg()[0]?.toFixed(2)}`,
+        );
+      }
+    }
+    console.log(`2. Kafka -> ClickHouse (${fmt(sourceSpans)} spans tooltrail's collector wrote to ${source})`);
+    for (let r = 0; r < rounds; r++) {
+      const order: Side[] = r % 2 === 0 ? ['tooltrail', 'otelcol'] : ['otelcol', 'tooltrail'];
+      for (const side of order) {
+        const x = await intoClickHouse(ch, side, source, sourceSpans, r);
+        c[side].push(x);
+        console.log(
+          `  round ${r + 1} ${side.padEnd(9)} ${fmt(x.rowsPerSec).padStart(8)} rows/s  CPU ${x.cpuSecPer100k.toFixed(2)} s/100k rows ` +
+            `(+ ClickHouse ${x.serverCpuSecPer100k?.toFixed(2) ?? 'n/a'} s)  ${fmt(x.spansPerCpuSec)} spans/CPU-s  load ${loadavg()[0]?.toFixed(2)}`,
+        );
+      }
+    }
+    const ttDisk = await bytesPerRow(ch, c.tooltrail.at(-1)?.database ?? '', 'tool_calls');
+    const otDisk = await bytesPerRow(ch, c.otelcol.at(-1)?.database ?? '', 'otel_traces');
+    console.log('3. bytes on disk per span after OPTIMIZE FINAL (same spans)');
+    console.log(
+      `  tooltrail tool_calls ${ttDisk.onDisk.toFixed(1)} B/span (${ttDisk.uncompressed.toFixed(0)} uncompressed, ${fmt(ttDisk.rows)} rows); ` +
+        `otelcol otel_traces ${otDisk.onDisk.toFixed(1)} B/span (${otDisk.uncompressed.toFixed(0)} uncompressed, ${fmt(otDisk.rows)} rows); ` +
+        `ratio ${(ttDisk.onDisk / otDisk.onDisk).toFixed(2)}`,
+    );
+
+    const pick = (s: Side, f: (x: KafkaRound) => number) => k[s].map(f);
+    const pickC = (s: Side, f: (x: StoreRound) => number) => c[s].map(f);
+    console.log(`medians (min-max) of ${rounds} rounds:`);
+    console.log(
+      line(
+        'into Kafka, spans/s',
+        pick('tooltrail', (x) => x.spansPerSec),
+        pick('otelcol', (x) => x.spansPerSec),
+        '',
+      ),
+    );
+    console.log(
+      line(
+        'into Kafka, CPU s/100k spans',
+        pick('tooltrail', (x) => x.cpuSecPer100k),
+        pick('otelcol', (x) => x.cpuSecPer100k),
+        '',
+        2,
+      ),
+    );
+    console.log(
+      line(
+        'into Kafka, spans/CPU-s',
+        pick('tooltrail', (x) => x.spansPerCpuSec),
+        pick('otelcol', (x) => x.spansPerCpuSec),
+        '',
+      ),
+    );
+    console.log(
+      line(
+        'into ClickHouse, rows/s',
+        pickC('tooltrail', (x) => x.rowsPerSec),
+        pickC('otelcol', (x) => x.rowsPerSec),
+        '',
+      ),
+    );
+    console.log(
+      line(
+        'into ClickHouse, CPU s/100k rows',
+        pickC('tooltrail', (x) => x.cpuSecPer100k),
+        pickC('otelcol', (x) => x.cpuSecPer100k),
+        '',
+        2,
+      ),
+    );
+    console.log(
+      line(
+        'into ClickHouse, spans/CPU-s',
+        pickC('tooltrail', (x) => x.spansPerCpuSec),
+        pickC('otelcol', (x) => x.spansPerCpuSec),
+        '',
+      ),
+    );
+    const atLeast = (r: number) => r >= 1;
+    const figures: BenchFigure[] = [
+      figure(
+        'OTLP/HTTP -> Kafka, spans per collector CPU second',
+        'spans/CPU-s',
+        pick('tooltrail', (x) => x.spansPerCpuSec),
+        pick('otelcol', (x) => x.spansPerCpuSec),
+        { text: '>= 1.0x the OTel Collector', met: atLeast },
+      ),
+      figure(
+        'OTLP/HTTP -> Kafka, spans/s',
+        'spans/s',
+        pick('tooltrail', (x) => x.spansPerSec),
+        pick('otelcol', (x) => x.spansPerSec),
+      ),
+      figure(
+        'OTLP/HTTP -> Kafka, collector CPU per 100k spans',
+        'CPU s',
+        pick('tooltrail', (x) => x.cpuSecPer100k),
+        pick('otelcol', (x) => x.cpuSecPer100k),
+      ),
+      figure(
+        'Kafka -> ClickHouse, spans per consumer CPU second',
+        'spans/CPU-s',
+        pickC('tooltrail', (x) => x.spansPerCpuSec),
+        pickC('otelcol', (x) => x.spansPerCpuSec),
+        { text: '>= 1.0x the OTel Collector', met: atLeast },
+      ),
+      figure(
+        'Kafka -> ClickHouse, rows/s',
+        'rows/s',
+        pickC('tooltrail', (x) => x.rowsPerSec),
+        pickC('otelcol', (x) => x.rowsPerSec),
+      ),
+      figure('bytes on disk per span (tool_calls vs otel_traces)', 'bytes', [ttDisk.onDisk], [otDisk.onDisk], {
+        text: '<= 0.7x the exporter',
+        met: (r) => r <= 0.7,
+      }),
+    ];
+    const server = (s: Side) => c[s].map((x) => x.serverCpuSecPer100k).filter((x): x is number => x !== undefined);
+    if (server('tooltrail').length > 0 && server('otelcol').length > 0) {
+      console.log(line('ClickHouse server CPU s/100k rows', server('tooltrail'), server('otelcol'), '', 2));
+      figures.push(
+        figure(
+          'Kafka -> ClickHouse, ClickHouse server CPU per 100k rows',
+          'CPU s',
+          server('tooltrail'),
+          server('otelcol'),
+        ),
+      );
+    }
+    printBenchReport({ bench: 'anchor-compare', figures });
+  } finally {
+    for (const db of createdDatabases) await ch.command({ query: `DROP DATABASE IF EXISTS ${db}` }).catch(() => {});
+    await deleteTopics(kafka, createdTopics).catch(() => {});
+    await ch.close();
+  }
+}
+
+await main();
