@@ -1,10 +1,13 @@
 /**
- * `GET /v1/verify?tenant=&from=&to=` as a fastify plugin: the same report as `tooltrail verify --json`. Query values
- * are validated by schema (tenant charset, ISO 8601 times, a bounded range) before anything runs.
+ * `GET /v1/verify?tenant=&from=&to=` as a fastify plugin: the same report as `tooltrail verify --json`, for the
+ * caller's tenant only (`request.callerTenant`, set by platform/auth/api-auth.ts, which must be registered first;
+ * `?tenant=` may only restate it). Query values are validated by schema (tenant charset, ISO 8601 times, a bounded
+ * range) before anything runs.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type SchemaConfig, SchemaConfigSchema } from '../ingest/schema/config.ts';
+import { AuthErrorBody } from '../platform/auth/api-auth.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { TENANT_PATTERN } from '../reconstruct/ids.ts';
 import { verifyReportJsonSchema } from './report.ts';
@@ -71,11 +74,18 @@ async function verifyApi(app: FastifyInstance, options: VerifyApiOptions): Promi
             to: { type: 'string', pattern: ISO_PATTERN },
           },
         },
-        response: { 200: verifyReportJsonSchema(), 400: ErrorBody, 500: ErrorBody },
+        response: {
+          200: verifyReportJsonSchema(),
+          400: ErrorBody,
+          401: AuthErrorBody,
+          403: AuthErrorBody,
+          500: ErrorBody,
+        },
       },
       errorHandler,
     },
     async (req) => {
+      if (!req.callerTenant) throw new Error('verify api: no caller tenant (is the api-auth plugin registered?)');
       const to = req.query.to ? new Date(req.query.to) : now();
       const from = req.query.from ? new Date(req.query.from) : new Date(to.getTime() - 24 * 3_600_000);
       if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()))
@@ -86,7 +96,7 @@ async function verifyApi(app: FastifyInstance, options: VerifyApiOptions): Promi
       return verifyDigests(options.ch, options.schema, {
         from,
         to,
-        ...(req.query.tenant ? { tenant: req.query.tenant } : {}),
+        tenant: req.callerTenant,
         ...(options.key ? { key: options.key } : {}),
       });
     },

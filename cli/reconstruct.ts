@@ -8,7 +8,9 @@ import type { Command } from 'commander';
 import { createVerifyOptions, parseTimeOption, renderVerifyText } from '../audit/cli-support.ts';
 import { verifyDigests } from '../audit/verify.ts';
 import { schemaConfigFromEnv } from '../ingest/schema/config.ts';
-import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
+import { createReadClickHouse } from '../platform/auth/read-clickhouse.ts';
+import { API_TOKENS_ENV, TokenConfigError, TokenDirectory } from '../platform/auth/tokens.ts';
+import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { findingResolverFor, reconstructFinding } from '../reconstruct/finding.ts';
 import {
   FingerprintSchema,
@@ -35,9 +37,9 @@ interface ReconstructFlags {
   schema?: boolean;
 }
 
+/** Everything here only reads: the read-side account (platform/auth/read-clickhouse.ts). */
 function clickhouse(): ClickHouseClient {
-  const svc = loadServicesConfig();
-  return createClickHouse({ url: svc.clickhouse.url, user: svc.clickhouse.user, password: svc.clickhouse.password });
+  return createReadClickHouse(loadServicesConfig().clickhouse, process.env);
 }
 
 /** One-line errors for what the user can fix; anything else keeps its stack. */
@@ -45,7 +47,7 @@ async function run(fn: () => Promise<number>): Promise<void> {
   try {
     process.exitCode = await fn();
   } catch (err) {
-    if (err instanceof InvalidIdError || err instanceof UsageError) {
+    if (err instanceof InvalidIdError || err instanceof UsageError || err instanceof TokenConfigError) {
       console.error(`tooltrail: ${err.message}`);
       process.exitCode = 1;
     } else if (err instanceof NotFoundError) {
@@ -173,18 +175,37 @@ export function registerReconstructCommands(program: Command): void {
     .description('serve the reconstruction and verification HTTP API (fastify)')
     .option('--host <host>', 'listen address', '127.0.0.1')
     .option('--port <port>', 'listen port', (v) => Number.parseInt(v, 10), 8787)
-    .action((flags: { host: string; port: number }) =>
+    .option('--no-auth', 'local development only: no credential, loopback only, every request reads --local-tenant')
+    .option('--local-tenant <tenant>', 'with --no-auth: the one tenant every request reads', 'default')
+    .action((flags: { host: string; port: number; auth: boolean; localTenant: string }) =>
       run(async () => {
         const { startApiServer } = await import('../reconstruct/server.ts');
+        const tokens = TokenDirectory.fromEnv(process.env);
+        if (flags.auth && tokens.size === 0) {
+          throw new UsageError(
+            `serve-api needs tokens: set ${API_TOKENS_ENV}="token=tenant,..." (or --no-auth for local development)`,
+          );
+        }
+        const auth = flags.auth
+          ? { mode: 'bearer' as const, tokens }
+          : { mode: 'none' as const, tenant: parseId(TenantSchema, flags.localTenant, '--local-tenant') };
         const schema = schemaConfigFromEnv();
         const ch = clickhouse();
-        const server = await startApiServer({
-          ch,
-          schema,
-          host: flags.host,
-          port: flags.port,
-          ...createVerifyOptions(process.env),
-        });
+        let server: Awaited<ReturnType<typeof startApiServer>>;
+        try {
+          server = await startApiServer({
+            ch,
+            schema,
+            auth,
+            host: flags.host,
+            port: flags.port,
+            ...createVerifyOptions(process.env),
+          });
+        } catch (err) {
+          await ch.close();
+          if (/loopback only/.test(String(err))) throw new UsageError((err as Error).message);
+          throw err;
+        }
         console.error(`tooltrail API listening on ${server.url} (database ${schema.database})`);
         await new Promise<void>((done) => {
           const stop = () => {

@@ -6,11 +6,17 @@
  *   GET /v1/reconstruct/sessions/:session[?tenant=]     -> Reconstruction (JSON) or ?format=html
  *   GET /v1/reconstruct/traces/:trace[?tenant=]         -> Reconstruction (JSON) or ?format=html
  *   GET /v1/reconstruct/findings/:fingerprint           -> Reconstruction (JSON) or ?format=html
- *   GET /v1/reconstruct/schema                          -> the JSON Schema of a Reconstruction
+ *   GET /v1/reconstruct/schema                          -> the JSON Schema of a Reconstruction (public)
+ *
+ * Tenant isolation: the plugin must be registered after platform/auth/api-auth.ts, which authenticates every
+ * non-public route and sets `request.callerTenant`. Every read is bound to that tenant; `?tenant=` only restates
+ * it (any other value was refused with 403 before this code runs). A finding of another tenant is a 404, the same
+ * as a finding that does not exist, so fingerprints of other tenants cannot be probed.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { type SchemaConfig, SchemaConfigSchema } from '../ingest/schema/config.ts';
+import { AuthErrorBody } from '../platform/auth/api-auth.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { type FindingResolver, findingResolverFor, reconstructFinding } from './finding.ts';
 import { FINGERPRINT_PATTERN, SESSION_ID_PATTERN, TENANT_PATTERN, TRACE_ID_PATTERN } from './ids.ts';
@@ -104,10 +110,23 @@ async function reconstructApi(app: FastifyInstance, options: ReconstructApiOptio
     ...(options.now ? { now: options.now } : {}),
   };
   const findings = options.findings ?? findingResolverFor(ch, schema);
+  // Only the caller's tenant's findings exist for the caller.
+  const findingsOf =
+    (tenant: string): FindingResolver =>
+    async (fingerprint) => {
+      const f = await findings(fingerprint);
+      return f && f.tenant === tenant ? f : null;
+    };
+  const tenantOf = (req: FastifyRequest) => {
+    if (!req.callerTenant) throw new Error('reconstruct api: no caller tenant (is the api-auth plugin registered?)');
+    return req.callerTenant;
+  };
   const jsonSchema = reconstructionJsonSchema();
   const response = {
     200: { description: 'Reconstruction (JSON), or its HTML report with ?format=html', ...jsonSchema },
     400: ErrorBody,
+    401: AuthErrorBody,
+    403: AuthErrorBody,
     404: ErrorBody,
     500: ErrorBody,
   };
@@ -129,12 +148,7 @@ async function reconstructApi(app: FastifyInstance, options: ReconstructApiOptio
       errorHandler,
     },
     async (req, reply) => {
-      const r = await reconstructSession(
-        ch,
-        schema,
-        { session: req.params.session, ...(req.query.tenant ? { tenant: req.query.tenant } : {}) },
-        opts,
-      );
+      const r = await reconstructSession(ch, schema, { session: req.params.session, tenant: tenantOf(req) }, opts);
       return send(reply, req.query.format, r);
     },
   );
@@ -149,7 +163,7 @@ async function reconstructApi(app: FastifyInstance, options: ReconstructApiOptio
       const r = await reconstructTrace(
         ch,
         schema,
-        { trace: req.params.trace.toLowerCase(), ...(req.query.tenant ? { tenant: req.query.tenant } : {}) },
+        { trace: req.params.trace.toLowerCase(), tenant: tenantOf(req) },
         opts,
       );
       return send(reply, req.query.format, r);
@@ -163,14 +177,24 @@ async function reconstructApi(app: FastifyInstance, options: ReconstructApiOptio
       errorHandler,
     },
     async (req, reply) => {
-      const r = await reconstructFinding(ch, schema, findings, req.params.fingerprint.toLowerCase(), opts);
+      const r = await reconstructFinding(
+        ch,
+        schema,
+        findingsOf(tenantOf(req)),
+        req.params.fingerprint.toLowerCase(),
+        opts,
+      );
       return send(reply, req.query.format, r);
     },
   );
 
   app.get(
     `${prefix}/schema`,
-    { schema: { response: { 200: { type: 'object', additionalProperties: true } } }, errorHandler },
+    {
+      schema: { response: { 200: { type: 'object', additionalProperties: true } } },
+      config: { public: true },
+      errorHandler,
+    },
     async () => jsonSchema,
   );
 }

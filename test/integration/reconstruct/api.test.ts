@@ -6,11 +6,16 @@ import { defaultAlertsConfig } from '../../../alerts/config.ts';
 import { detect } from '../../../alerts/findings/detect.ts';
 import { writeRecords } from '../../../alerts/findings/store.ts';
 import { registerReconstructCommands } from '../../../cli/reconstruct.ts';
+import { TokenDirectory } from '../../../platform/auth/tokens.ts';
 import { buildApiServer } from '../../../reconstruct/server.ts';
 import { ReconstructionSchema } from '../../../reconstruct/timeline.ts';
 import { ingestSpans } from '../../support/ingest.ts';
 import { freshDatabase, services, type TestDatabase, uniqueName } from '../../support/services.ts';
 import { runScenario, type Scenario } from './scenario.ts';
+
+/** The scenario is stored for tenant acme; this token reads acme (test/integration/security covers the refusals). */
+const TOKEN = 'acme-reader-token-0123456789';
+const AUTH = { authorization: `Bearer ${TOKEN}` };
 
 describe('reconstruction and verify over HTTP, and the CLI, against the real database', () => {
   let db: TestDatabase;
@@ -18,7 +23,11 @@ describe('reconstruction and verify over HTTP, and the CLI, against the real dat
   let s: Scenario;
   before(async () => {
     db = await freshDatabase('tt_recon_api');
-    app = await buildApiServer({ ch: db.ch, schema: db.schema });
+    app = await buildApiServer({
+      ch: db.ch,
+      schema: db.schema,
+      auth: { mode: 'bearer', tokens: new TokenDirectory([{ token: TOKEN, tenant: 'acme' }]) },
+    });
     s = runScenario(uniqueName('sess'));
     await ingestSpans(db, s.spans, 'acme');
   });
@@ -28,44 +37,63 @@ describe('reconstruction and verify over HTTP, and the CLI, against the real dat
   });
 
   it('serves a session reconstruction that matches the JSON schema', async () => {
-    const res = await app.inject({ method: 'GET', url: `/v1/reconstruct/sessions/${s.session}?tenant=acme` });
+    const res = await app.inject({
+      method: 'GET',
+      headers: AUTH,
+      url: `/v1/reconstruct/sessions/${s.session}?tenant=acme`,
+    });
     assert.equal(res.statusCode, 200, res.body);
     const r = ReconstructionSchema.parse(res.json());
     assert.equal(r.sessions[0]!.summary.calls, 5);
   });
 
   it('serves a trace reconstruction, and the HTML report with ?format=html', async () => {
-    const json = await app.inject({ method: 'GET', url: `/v1/reconstruct/traces/${s.traceId.toUpperCase()}` });
+    const json = await app.inject({
+      method: 'GET',
+      headers: AUTH,
+      url: `/v1/reconstruct/traces/${s.traceId.toUpperCase()}`,
+    });
     assert.equal(json.statusCode, 200, json.body);
     assert.equal(json.json().sessions[0].session_id, s.session);
-    const html = await app.inject({ method: 'GET', url: `/v1/reconstruct/sessions/${s.session}?format=html` });
+    const html = await app.inject({
+      method: 'GET',
+      headers: AUTH,
+      url: `/v1/reconstruct/sessions/${s.session}?format=html`,
+    });
     assert.equal(html.statusCode, 200);
     assert.match(String(html.headers['content-type']), /^text\/html/);
     assert.match(html.body, /delete_service_accounts/);
   });
 
   it('answers 404 with a typed error for a session that has no stored calls', async () => {
-    const res = await app.inject({ method: 'GET', url: '/v1/reconstruct/sessions/never-seen' });
+    const res = await app.inject({ method: 'GET', headers: AUTH, url: '/v1/reconstruct/sessions/never-seen' });
     assert.equal(res.statusCode, 404);
     assert.deepEqual(res.json(), {
-      error: { code: 'NOT_FOUND', message: 'no tool calls stored for session never-seen' },
+      error: { code: 'NOT_FOUND', message: 'no tool calls stored for session never-seen in tenant acme' },
     });
   });
 
-  it('rejects an injection attempt with 400 and leaves the data untouched', async () => {
-    const before = await app.inject({ method: 'GET', url: `/v1/reconstruct/sessions/${s.session}` });
+  it('rejects an injection attempt (400, or 403 when it is in the tenant) and leaves the data untouched', async () => {
+    const before = await app.inject({ method: 'GET', headers: AUTH, url: `/v1/reconstruct/sessions/${s.session}` });
     for (const url of [
       `/v1/reconstruct/sessions/${encodeURIComponent(`${s.session}' OR '1'='1`)}`,
       `/v1/reconstruct/sessions/${encodeURIComponent("x'); DROP TABLE tool_calls; --")}`,
-      `/v1/reconstruct/sessions/${s.session}?tenant=${encodeURIComponent("acme' OR 1=1 --")}`,
-      `/v1/verify?tenant=${encodeURIComponent("' OR 1=1")}`,
       '/v1/verify?from=yesterday',
     ]) {
-      const res = await app.inject({ method: 'GET', url });
+      const res = await app.inject({ method: 'GET', headers: AUTH, url });
       assert.equal(res.statusCode, 400, `${url}: ${res.body}`);
       assert.equal(res.json().error.code, 'INVALID_REQUEST');
     }
-    const afterRes = await app.inject({ method: 'GET', url: `/v1/reconstruct/sessions/${s.session}` });
+    // A tenant other than the credential's is refused before validation: it never reaches a query either.
+    for (const url of [
+      `/v1/reconstruct/sessions/${s.session}?tenant=${encodeURIComponent("acme' OR 1=1 --")}`,
+      `/v1/verify?tenant=${encodeURIComponent("' OR 1=1")}`,
+    ]) {
+      const res = await app.inject({ method: 'GET', headers: AUTH, url });
+      assert.equal(res.statusCode, 403, `${url}: ${res.body}`);
+      assert.equal(res.json().error.code, 'FORBIDDEN');
+    }
+    const afterRes = await app.inject({ method: 'GET', headers: AUTH, url: `/v1/reconstruct/sessions/${s.session}` });
     assert.equal(afterRes.statusCode, 200);
     assert.deepEqual(afterRes.json().sessions, before.json().sessions);
   });
@@ -73,6 +101,7 @@ describe('reconstruction and verify over HTTP, and the CLI, against the real dat
   it('serves the verify report for a tenant and range', async () => {
     const res = await app.inject({
       method: 'GET',
+      headers: AUTH,
       url: `/v1/verify?tenant=acme&from=${new Date(s.startMs - 3_600_000).toISOString()}&to=${new Date(s.startMs + 7_200_000).toISOString()}`,
     });
     assert.equal(res.statusCode, 200, res.body);
@@ -105,7 +134,11 @@ describe('reconstruction and verify over HTTP, and the CLI, against the real dat
         last_sent_at: null,
       },
     ]);
-    const res = await app.inject({ method: 'GET', url: `/v1/reconstruct/findings/${finding.fingerprint}` });
+    const res = await app.inject({
+      method: 'GET',
+      headers: AUTH,
+      url: `/v1/reconstruct/findings/${finding.fingerprint}`,
+    });
     assert.equal(res.statusCode, 200, res.body);
     const r = ReconstructionSchema.parse(res.json());
     assert.equal(r.subject.kind, 'finding');
@@ -113,7 +146,11 @@ describe('reconstruction and verify over HTTP, and the CLI, against the real dat
     assert.ok(
       r.sessions[0]!.entries.some((e) => e.kind === 'call' && e.span_id === finding.mutation_span_id && e.mutation),
     );
-    const missing = await app.inject({ method: 'GET', url: '/v1/reconstruct/findings/00000000deadbeef' });
+    const missing = await app.inject({
+      method: 'GET',
+      headers: AUTH,
+      url: '/v1/reconstruct/findings/00000000deadbeef',
+    });
     assert.equal(missing.statusCode, 404);
   });
 
