@@ -1,0 +1,173 @@
+/**
+ * What reached ClickHouse: a poller that samples when each acknowledged request became visible (ack -> row
+ * visible), and the final count of the recorded span ids against the raw rows (tool_calls is a MergeTree: no
+ * FINAL, so a duplicate shows up as a second row).
+ */
+import { type ClickHouseClient, pingClickHouse } from '../platform/clickhouse.ts';
+import type { PendingRequest } from './load.ts';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class VisibilityPoller {
+  /** Request seed -> performance.now() when a poll first saw its rows. */
+  private readonly seenAt = new Map<number, number>();
+  private running = false;
+  private loop: Promise<void> | undefined;
+  failedPolls = 0;
+
+  constructor(
+    private readonly ch: ClickHouseClient,
+    /** Pinged first: no query (and no client error log) while ClickHouse is down. */
+    private readonly url: string,
+    private readonly database: string,
+    private readonly intervalMs = 500,
+  ) {}
+
+  start(): void {
+    this.running = true;
+    // Watermark on ingested_at: only a successful poll moves it, so rows inserted while ClickHouse was unreachable
+    // to us are still found afterwards. The margin covers inserts that started before the previous poll.
+    let since = Date.now() - 60_000;
+    this.loop = (async () => {
+      while (this.running) {
+        const pollStart = Date.now();
+        try {
+          if (!(await pingClickHouse(this.url, 1_000))) throw new Error('ClickHouse down');
+          const rs = await this.ch.query({
+            query: `SELECT DISTINCT session_id FROM ${this.database}.tool_calls
+                    WHERE ingested_at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')`,
+            query_params: { since: since - 15_000 },
+            format: 'JSONCompactEachRow',
+          });
+          const now = performance.now();
+          for (const [session] of await rs.json<[string]>()) {
+            const seed = Number(session.slice('sess-'.length));
+            if (!this.seenAt.has(seed)) this.seenAt.set(seed, now);
+          }
+          since = pollStart;
+        } catch {
+          this.failedPolls++;
+        }
+        await sleep(this.intervalMs);
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.loop;
+  }
+
+  /** Longest ack -> visible delay over the acknowledged requests the poller saw, and how many it saw. */
+  delays(requests: PendingRequest[]): { maxMs: number; p99Ms: number; sampled: number } {
+    const ds: number[] = [];
+    for (const r of requests) {
+      const seen = this.seenAt.get(r.seed);
+      if (r.ackedAt !== undefined && seen !== undefined) ds.push(Math.max(0, seen - r.ackedAt));
+    }
+    ds.sort((a, b) => a - b);
+    return {
+      maxMs: ds.at(-1) ?? 0,
+      p99Ms: ds[Math.min(ds.length - 1, Math.floor(ds.length * 0.99))] ?? 0,
+      sampled: ds.length,
+    };
+  }
+}
+
+export interface StoredCounts {
+  /** Distinct acknowledged span ids present. */
+  stored: number;
+  /** Acknowledged but absent: must be 0. */
+  lost: number;
+  lostSpanIds: string[];
+  /** Span ids with more than one raw row: must be 0. */
+  duplicated: number;
+  duplicateRows: number;
+  duplicatedSpanIds: string[];
+  /** Present although never acknowledged (a refused or timed-out attempt that got through: allowed). */
+  storedUnacknowledged: number;
+  /** Rows whose span id the load never sent (must be 0). */
+  unknown: number;
+  totalRows: number;
+}
+
+/** Counts every recorded span id against the raw rows of tool_calls. */
+export async function countStored(
+  ch: ClickHouseClient,
+  database: string,
+  requests: PendingRequest[],
+): Promise<StoredCounts> {
+  const rs = await ch.query({
+    query: `SELECT span_id, count() AS n FROM ${database}.tool_calls GROUP BY span_id`,
+    format: 'JSONCompactEachRow',
+  });
+  const rows = new Map<string, number>();
+  let totalRows = 0;
+  for (const [id, n] of await rs.json<[string, string | number]>()) {
+    rows.set(id, Number(n));
+    totalRows += Number(n);
+  }
+  const c: StoredCounts = {
+    stored: 0,
+    lost: 0,
+    lostSpanIds: [],
+    duplicated: 0,
+    duplicateRows: 0,
+    duplicatedSpanIds: [],
+    storedUnacknowledged: 0,
+    unknown: 0,
+    totalRows,
+  };
+  const known = new Set<string>();
+  for (const r of requests) {
+    for (const id of r.spanIds) {
+      known.add(id);
+      const n = rows.get(id) ?? 0;
+      if (n > 1) {
+        c.duplicated++;
+        c.duplicateRows += n - 1;
+        if (c.duplicatedSpanIds.length < 10) c.duplicatedSpanIds.push(id);
+      }
+      if (r.ackedAt === undefined) {
+        if (n > 0) c.storedUnacknowledged++;
+      } else if (n > 0) c.stored++;
+      else {
+        c.lost++;
+        if (c.lostSpanIds.length < 10) c.lostSpanIds.push(id);
+      }
+    }
+  }
+  for (const id of rows.keys()) if (!known.has(id)) c.unknown++;
+  return c;
+}
+
+/** Polls until the stored count stops growing for `quietMs` (the ingest drained), or the deadline passes. */
+export async function waitForDrain(
+  ch: ClickHouseClient,
+  url: string,
+  database: string,
+  expectedAtLeast: number,
+  quietMs: number,
+  timeoutMs: number,
+): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  let last = -1;
+  let stableSince = Date.now();
+  while (Date.now() < deadline) {
+    let n = last;
+    try {
+      if (!(await pingClickHouse(url, 1_000))) throw new Error('ClickHouse down');
+      const rs = await ch.query({
+        query: `SELECT count() AS n FROM ${database}.tool_calls`,
+        format: 'JSONEachRow',
+      });
+      n = Number((await rs.json<{ n: string }>())[0]?.n ?? 0);
+    } catch {}
+    if (n !== last) {
+      last = n;
+      stableSince = Date.now();
+    } else if (n >= expectedAtLeast && Date.now() - stableSince >= quietMs) return n;
+    await sleep(500);
+  }
+  return last;
+}

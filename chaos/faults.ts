@@ -1,0 +1,116 @@
+/**
+ * The fault schedule: which faults, when (spread over the run, order shuffled by the seed), and what each does to
+ * the private stack. Faults run one after another; one that overruns its slot delays the next, never overlaps it.
+ */
+import type { LoadGenerator } from './load.ts';
+import type { Stack } from './stack.ts';
+
+export const FAULT_KINDS = [
+  'ingest-kill9',
+  'kafka-restart',
+  'clickhouse-outage',
+  'collector-restart',
+  'collector-saturation',
+] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
+
+export interface FaultOptions {
+  /** How long ClickHouse stays stopped. */
+  clickhouseOutageMs: number;
+  /** Requests kept in flight at once to saturate the collector, and for how long. */
+  burstConcurrency: number;
+  burstMs: number;
+}
+
+export interface FaultRecord {
+  kind: FaultKind;
+  atS: number;
+  tookS: number;
+  detail: string;
+  error?: string;
+}
+
+export function parseFaults(list: string): FaultKind[] {
+  const kinds = list
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const bad = kinds.filter((k) => !(FAULT_KINDS as readonly string[]).includes(k));
+  if (bad.length) throw new Error(`unknown fault(s) ${bad.join(', ')}; known: ${FAULT_KINDS.join(', ')}`);
+  return kinds as FaultKind[];
+}
+
+/** mulberry32: a small seeded generator, so a run's schedule can be replayed. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface ScheduledFault {
+  kind: FaultKind;
+  atMs: number;
+}
+
+/**
+ * Every kind at least once, then again in rounds while there is room (one fault per ~`slotMs`), each round in a
+ * seeded order; times spread evenly over the first 85% of the run (the end is left for recovery), jittered.
+ */
+export function buildSchedule(kinds: FaultKind[], durationMs: number, seed: number, slotMs = 45_000): ScheduledFault[] {
+  if (kinds.length === 0) return [];
+  const rand = seededRandom(seed);
+  const window = durationMs * 0.85;
+  const count = Math.max(kinds.length, Math.floor(window / slotMs));
+  const order: FaultKind[] = [];
+  while (order.length < count) {
+    const round = [...kinds];
+    for (let i = round.length - 1; i > 0; i--) {
+      const j = Math.floor(rand() * (i + 1));
+      [round[i], round[j]] = [round[j] as FaultKind, round[i] as FaultKind];
+    }
+    order.push(...round);
+  }
+  const gap = window / count;
+  return order.slice(0, count).map((kind, i) => ({ kind, atMs: Math.round(gap * (i + 0.3 + rand() * 0.4)) }));
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Does one fault to the stack and returns what happened. */
+export async function inject(kind: FaultKind, stack: Stack, load: LoadGenerator, o: FaultOptions): Promise<string> {
+  switch (kind) {
+    case 'ingest-kill9': {
+      await stack.ingest.kill9();
+      await sleep(1_000);
+      await stack.ingest.start();
+      return 'ingest killed with SIGKILL, restarted after 1 s';
+    }
+    case 'kafka-restart': {
+      const t0 = Date.now();
+      await stack.kafka.down();
+      const down = Date.now() - t0;
+      await stack.kafka.up();
+      return `Kafka broker stopped (${(down / 1000).toFixed(1)} s to stop) and restarted, back after ${((Date.now() - t0) / 1000).toFixed(1)} s`;
+    }
+    case 'clickhouse-outage': {
+      await stack.clickhouse.down();
+      await sleep(o.clickhouseOutageMs);
+      await stack.clickhouse.up();
+      return `ClickHouse stopped for ${o.clickhouseOutageMs / 1000} s`;
+    }
+    case 'collector-restart': {
+      await stack.collector.terminate();
+      await stack.collector.start();
+      return 'collector stopped with SIGTERM (drains in-flight requests) and restarted';
+    }
+    case 'collector-saturation': {
+      const r = await load.burst(o.burstConcurrency, o.burstMs);
+      return `${o.burstConcurrency} requests in flight for ${o.burstMs / 1000} s: ${r.requests} new requests, ${r.status429} answers 429`;
+    }
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * The steady OTLP/HTTP protobuf load: requests of one trace of `spansPerRequest` tool spans, paced to `rate` spans/s,
+ * every span id unique and recorded. A request counts as acknowledged only on HTTP 200; 429/503 are refused with
+ * retry and sent again after Retry-After, as an OTLP exporter does; connection errors and timeouts are retried too.
+ */
+import { Agent, request as httpRequest } from 'node:http';
+import { encodeExportTraceServiceRequest } from '../platform/otlp/index.ts';
+import { syntheticRequest } from '../test/support/ingest.ts';
+
+export interface LoadOptions {
+  url: string;
+  token: string;
+  /** Tool spans per second. */
+  rate: number;
+  spansPerRequest: number;
+  /** Distinguishes runs: request seeds are `seed * 1e7 + n`. */
+  seed: number;
+  /** Requests in flight at most for the steady load (a burst bypasses it). */
+  maxInFlight?: number;
+  requestTimeoutMs?: number;
+}
+
+export interface PendingRequest {
+  seed: number;
+  spanIds: string[];
+  body: Buffer;
+  attempts: number;
+  /** performance.now() of the 200, once acknowledged. */
+  ackedAt?: number;
+}
+
+export interface LoadCounters {
+  requestsSent: number;
+  spansSent: number;
+  attempts: number;
+  requestsAcked: number;
+  spansAcked: number;
+  refused429: number;
+  refused503: number;
+  /** Spans carried by refused (429/503) attempts. */
+  spansRefused: number;
+  connectionErrors: number;
+  timeouts: number;
+  /** Any other status: a request the collector rejected for good (must stay 0: the load is valid). */
+  rejected: number;
+  rejectedStatuses: Record<string, number>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export class LoadGenerator {
+  readonly requests: PendingRequest[] = [];
+  readonly counters: LoadCounters = {
+    requestsSent: 0,
+    spansSent: 0,
+    attempts: 0,
+    requestsAcked: 0,
+    spansAcked: 0,
+    refused429: 0,
+    refused503: 0,
+    spansRefused: 0,
+    connectionErrors: 0,
+    timeouts: 0,
+    rejected: 0,
+    rejectedStatuses: {},
+  };
+  private readonly agent = new Agent({ keepAlive: true, maxSockets: 256 });
+  private readonly retryTimers = new Set<NodeJS.Timeout>();
+  private inFlight = 0;
+  private running = false;
+  private loop: Promise<void> | undefined;
+  private readonly startMs = Date.now();
+
+  constructor(private readonly o: LoadOptions) {}
+
+  /** Requests not acknowledged yet (waiting for a retry or in flight). */
+  get unacknowledged(): number {
+    return this.counters.requestsSent - this.counters.requestsAcked - this.counters.rejected;
+  }
+
+  private create(): PendingRequest {
+    const seed = this.o.seed * 10_000_000 + this.requests.length;
+    const req = syntheticRequest({
+      tenant: 'ignored-the-collector-stamps-it',
+      toolSpans: this.o.spansPerRequest,
+      seed,
+      startMs: this.startMs,
+    });
+    const spanIds: string[] = [];
+    for (const rs of req.resourceSpans)
+      for (const ss of rs.scopeSpans)
+        for (const s of ss.spans) if (s.parentSpanId?.length) spanIds.push(Buffer.from(s.spanId).toString('hex'));
+    const p: PendingRequest = { seed, spanIds, body: Buffer.from(encodeExportTraceServiceRequest(req)), attempts: 0 };
+    this.requests.push(p);
+    this.counters.requestsSent++;
+    this.counters.spansSent += spanIds.length;
+    return p;
+  }
+
+  /** Paces new requests until `stop()`, catching up after a stall instead of drifting. */
+  start(): void {
+    this.running = true;
+    const perMs = this.o.rate / this.o.spansPerRequest / 1000;
+    const t0 = performance.now();
+    const max = this.o.maxInFlight ?? 64;
+    this.loop = (async () => {
+      while (this.running) {
+        const due = Math.floor((performance.now() - t0) * perMs);
+        while (this.requests.length < due && this.inFlight < max) void this.send(this.create());
+        await sleep(5);
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    this.running = false;
+    await this.loop;
+  }
+
+  /**
+   * Saturates the collector: `concurrency` requests kept in flight for `durationMs` (each answer, whatever it is,
+   * is followed at once by a new request), well past the collector's admission limit. Refused requests are retried
+   * later like the others.
+   */
+  async burst(concurrency: number, durationMs: number): Promise<{ requests: number; status429: number }> {
+    const before = { sent: this.counters.requestsSent, r429: this.counters.refused429 };
+    const end = performance.now() + durationMs;
+    const worker = async () => {
+      while (performance.now() < end) await this.send(this.create());
+    };
+    await Promise.all(Array.from({ length: concurrency }, worker));
+    return { requests: this.counters.requestsSent - before.sent, status429: this.counters.refused429 - before.r429 };
+  }
+
+  /** Waits until every request is acknowledged (retries keep going) or the deadline passes. */
+  async drain(timeoutMs: number): Promise<boolean> {
+    const deadline = Date.now() + timeoutMs;
+    while (this.unacknowledged > 0 && Date.now() < deadline) await sleep(200);
+    return this.unacknowledged === 0;
+  }
+
+  close(): void {
+    this.running = false;
+    for (const t of this.retryTimers) clearTimeout(t);
+    this.retryTimers.clear();
+    this.agent.destroy();
+  }
+
+  private retryLater(p: PendingRequest, ms: number): void {
+    const t = setTimeout(
+      () => {
+        this.retryTimers.delete(t);
+        void this.send(p);
+      },
+      ms + Math.random() * 500,
+    );
+    this.retryTimers.add(t);
+  }
+
+  private async send(p: PendingRequest): Promise<void> {
+    p.attempts++;
+    this.counters.attempts++;
+    this.inFlight++;
+    let outcome: { status: number; retryAfterS?: number } | { error: 'timeout' | 'connection' };
+    try {
+      outcome = await this.post(p.body);
+    } finally {
+      this.inFlight--;
+    }
+    if ('error' in outcome) {
+      if (outcome.error === 'timeout') this.counters.timeouts++;
+      else this.counters.connectionErrors++;
+      this.retryLater(p, 1_000);
+      return;
+    }
+    const { status } = outcome;
+    if (status === 200) {
+      p.ackedAt = performance.now();
+      this.counters.requestsAcked++;
+      this.counters.spansAcked += p.spanIds.length;
+    } else if (status === 429 || status === 503) {
+      if (status === 429) this.counters.refused429++;
+      else this.counters.refused503++;
+      this.counters.spansRefused += p.spanIds.length;
+      // Retry-After honoured, capped so a soak does not idle (exporters cap their backoff too).
+      this.retryLater(p, Math.min(outcome.retryAfterS ?? 1, 5) * 1_000);
+    } else {
+      this.counters.rejected++;
+      this.counters.rejectedStatuses[status] = (this.counters.rejectedStatuses[status] ?? 0) + 1;
+    }
+  }
+
+  private post(body: Buffer): Promise<{ status: number; retryAfterS?: number } | { error: 'timeout' | 'connection' }> {
+    return new Promise((resolve) => {
+      const u = new URL(this.o.url);
+      const req = httpRequest(
+        {
+          agent: this.agent,
+          host: u.hostname,
+          port: u.port,
+          path: u.pathname,
+          method: 'POST',
+          headers: {
+            'content-type': 'application/x-protobuf',
+            'content-length': body.length,
+            authorization: `Bearer ${this.o.token}`,
+          },
+          timeout: this.o.requestTimeoutMs ?? 15_000,
+        },
+        (res) => {
+          res.resume();
+          res.once('end', () => {
+            const ra = Number(res.headers['retry-after']);
+            resolve({ status: res.statusCode ?? 0, ...(Number.isFinite(ra) && ra > 0 ? { retryAfterS: ra } : {}) });
+          });
+          res.once('error', () => resolve({ error: 'connection' }));
+        },
+      );
+      req.once('timeout', () => {
+        req.destroy();
+        resolve({ error: 'timeout' });
+      });
+      req.once('error', () => resolve({ error: 'connection' }));
+      req.end(body);
+    });
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * One soak: private stack up, steady load, the fault schedule, then drain and count. Shared by `npm run chaos`
+ * (chaos/main.ts) and the short version in the test suite (test/e2e/chaos-soak.test.ts).
+ */
+import { countStored, type StoredCounts, VisibilityPoller, waitForDrain } from './accounting.ts';
+import {
+  buildSchedule,
+  type FaultKind,
+  type FaultOptions,
+  type FaultRecord,
+  inject,
+  type ScheduledFault,
+} from './faults.ts';
+import { type LoadCounters, LoadGenerator } from './load.ts';
+import { CHAOS_TOKEN, type Stack, startStack, type UnplannedExit } from './stack.ts';
+
+export interface SoakOptions extends FaultOptions {
+  durationMs: number;
+  /** Tool spans per second. */
+  rate: number;
+  spansPerRequest: number;
+  seed: number;
+  faults: FaultKind[];
+  /** How long to keep retrying unacknowledged requests after the load stops. */
+  retryDrainMs: number;
+  /** How long to wait for the ingest to store everything acknowledged. */
+  storeDrainMs: number;
+  log: (message: string) => void;
+  /** Called once the stack is up, with a way to tear it down (for signal handlers). */
+  onStack?: (stack: Stack) => void;
+}
+
+export interface SoakReport {
+  durationS: number;
+  rate: number;
+  seed: number;
+  load: LoadCounters;
+  /** Requests still unacknowledged when the retry drain ended (their spans count neither as acked nor lost). */
+  neverAcknowledgedRequests: number;
+  counts: StoredCounts;
+  maxDelayMs: number;
+  p99DelayMs: number;
+  delaySampledRequests: number;
+  faults: FaultRecord[];
+  /** Component exits nobody planned (each restarted by the soak's supervisor), with their last log lines. */
+  unplannedExits: UnplannedExit[];
+}
+
+export const DEFAULT_SOAK: Omit<SoakOptions, 'log'> = {
+  durationMs: 10 * 60_000,
+  rate: 1_000,
+  spansPerRequest: 20,
+  seed: 1,
+  faults: ['ingest-kill9', 'kafka-restart', 'clickhouse-outage', 'collector-restart', 'collector-saturation'],
+  clickhouseOutageMs: 30_000,
+  burstConcurrency: 256,
+  burstMs: 5_000,
+  retryDrainMs: 90_000,
+  storeDrainMs: 180_000,
+};
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function runSchedule(
+  schedule: ScheduledFault[],
+  stack: Stack,
+  load: LoadGenerator,
+  o: SoakOptions,
+  t0: number,
+): Promise<FaultRecord[]> {
+  const done: FaultRecord[] = [];
+  for (const f of schedule) {
+    const wait = t0 + f.atMs - Date.now();
+    if (wait > 0) await sleep(wait);
+    const start = Date.now();
+    const atS = (start - t0) / 1000;
+    o.log(`t=${atS.toFixed(0)}s fault ${f.kind} ...`);
+    try {
+      const detail = await inject(f.kind, stack, load, o);
+      done.push({ kind: f.kind, atS, tookS: (Date.now() - start) / 1000, detail });
+      o.log(`t=${((Date.now() - t0) / 1000).toFixed(0)}s fault ${f.kind} done: ${detail}`);
+    } catch (err) {
+      const error = (err as Error).message;
+      done.push({ kind: f.kind, atS, tookS: (Date.now() - start) / 1000, detail: 'failed', error });
+      o.log(`fault ${f.kind} FAILED: ${error}`);
+    }
+  }
+  return done;
+}
+
+export async function runSoak(o: SoakOptions): Promise<SoakReport> {
+  const stack = await startStack(o.log);
+  o.onStack?.(stack);
+  const load = new LoadGenerator({
+    url: stack.collectorUrl,
+    token: CHAOS_TOKEN,
+    rate: o.rate,
+    spansPerRequest: o.spansPerRequest,
+    seed: o.seed,
+  });
+  const poller = new VisibilityPoller(stack.ch, stack.clickhouse.endpoint, stack.database);
+  try {
+    const schedule = buildSchedule(o.faults, o.durationMs, o.seed);
+    o.log(`schedule: ${schedule.map((f) => `${f.kind}@${Math.round(f.atMs / 1000)}s`).join(', ')}`);
+    const t0 = Date.now();
+    poller.start();
+    load.start();
+    const progress = setInterval(() => {
+      const c = load.counters;
+      o.log(
+        `t=${((Date.now() - t0) / 1000).toFixed(0)}s sent ${c.spansSent} acked ${c.spansAcked} refused ${c.refused429}x429 ${c.refused503}x503 conn-errors ${c.connectionErrors} timeouts ${c.timeouts}`,
+      );
+    }, 15_000);
+    progress.unref();
+    const faultsRun = runSchedule(schedule, stack, load, o, t0);
+    await sleep(o.durationMs);
+    await load.stop();
+    const faults = await faultsRun; // a fault still running finishes before the drain
+    o.log(`load stopped; retrying ${load.unacknowledged} unacknowledged request(s)`);
+    await load.drain(o.retryDrainMs);
+    clearInterval(progress);
+    const neverAcknowledgedRequests = load.unacknowledged;
+    load.close();
+    o.log('waiting for the ingest to store everything acknowledged');
+    await waitForDrain(
+      stack.ch,
+      stack.clickhouse.endpoint,
+      stack.database,
+      load.counters.spansAcked,
+      5_000,
+      o.storeDrainMs,
+    );
+    await sleep(1_000); // one more poll so the last rows are sampled
+    await poller.stop();
+    const counts = await countStored(stack.ch, stack.database, load.requests);
+    const d = poller.delays(load.requests);
+    return {
+      durationS: (Date.now() - t0) / 1000,
+      rate: o.rate,
+      seed: o.seed,
+      load: load.counters,
+      neverAcknowledgedRequests,
+      counts,
+      maxDelayMs: d.maxMs,
+      p99DelayMs: d.p99Ms,
+      delaySampledRequests: d.sampled,
+      faults,
+      unplannedExits: [...stack.collector.unplannedExits, ...stack.ingest.unplannedExits],
+    };
+  } finally {
+    load.close();
+    await poller.stop();
+    await stack.close();
+  }
+}
+
+/** The figures the issue asks for, one per line. */
+export function formatReport(r: SoakReport): string[] {
+  const c = r.counts;
+  const l = r.load;
+  return [
+    `chaos soak: ${r.durationS.toFixed(0)} s (load + drain), ${r.rate} spans/s, seed ${r.seed}`,
+    ...r.faults.map((f) => `  fault at ${f.atS.toFixed(0)} s: ${f.kind}: ${f.error ? `FAILED ${f.error}` : f.detail}`),
+    `  spans sent:                 ${l.spansSent} (${l.requestsSent} requests, ${l.attempts} attempts)`,
+    `  acknowledged (200):         ${l.spansAcked}`,
+    `  refused with retry:         ${l.spansRefused} span-attempts (${l.refused429} x 429, ${l.refused503} x 503)`,
+    `  connection errors/timeouts: ${l.connectionErrors} / ${l.timeouts} (retried)`,
+    `  rejected (other status):    ${l.rejected}${l.rejected ? ` ${JSON.stringify(l.rejectedStatuses)}` : ''}`,
+    `  never acknowledged:         ${r.neverAcknowledgedRequests} request(s)`,
+    `  stored:                     ${c.stored} (+${c.storedUnacknowledged} stored though never acknowledged)`,
+    `  lost (acked, not stored):   ${c.lost}${c.lost ? ` e.g. ${c.lostSpanIds.join(',')}` : ''}`,
+    `  duplicated:                 ${c.duplicated} span ids (${c.duplicateRows} extra rows)${c.duplicated ? ` e.g. ${c.duplicatedSpanIds.join(',')}` : ''}`,
+    `  rows of unknown span ids:   ${c.unknown}`,
+    `  longest end-to-end delay:   ${(r.maxDelayMs / 1000).toFixed(1)} s (p99 ${(r.p99DelayMs / 1000).toFixed(1)} s, ${r.delaySampledRequests} requests sampled)`,
+    `  unplanned exits restarted:  ${r.unplannedExits.length}`,
+    ...r.unplannedExits.map((e) => `    ${e.name} at ${e.atS.toFixed(0)} s (${e.how}): ${e.lastLines.join(' | ')}`),
+  ];
+}
+
+/** The rule: nothing acknowledged is lost, nothing is stored twice. */
+export function soakPassed(r: SoakReport): boolean {
+  return r.counts.lost === 0 && r.counts.duplicated === 0 && r.counts.unknown === 0;
+}

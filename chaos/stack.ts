@@ -1,0 +1,263 @@
+/**
+ * The soak's private pipeline: its own Kafka and ClickHouse (temporary home, free ports picked at run time; the
+ * shared services on the default ports are never touched), and the collector and ingest as child processes the
+ * fault schedule can kill -9, stop and restart. `close()` removes every process and folder it created, and a
+ * synchronous `killAllSync()` does the same for processes when the parent exits abruptly.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_RETENTION_DAYS } from '../ingest/schema/config.ts';
+import { migrateUp } from '../ingest/schema/migrations.ts';
+import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
+import { clickhouseService } from '../services/clickhouse/clickhouse.ts';
+import { loadServicesConfig } from '../services/config.ts';
+import { kafkaService } from '../services/kafka/kafka.ts';
+import { isAlive, portOpen, runningPid } from '../services/process.ts';
+import type { ManagedService } from '../services/service.ts';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const CLI = join(ROOT, 'bin', 'tooltrail.js');
+export const CHAOS_TOKEN = 'chaos-soak-token';
+export const CHAOS_TENANT = 'chaos';
+const TOPIC = 'chaos_spans';
+const DATABASE = 'chaos';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A free TCP port on loopback, as the kernel hands it out. */
+export function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      s.close(() => res(port));
+    });
+  });
+}
+
+export interface UnplannedExit {
+  name: string;
+  /** Seconds since the component was created. */
+  atS: number;
+  how: string;
+  lastLines: string[];
+}
+
+/**
+ * A pipeline component run as `node bin/tooltrail.js <command>` in its own process group (the collector re-executes
+ * itself with V8 flags: killing the group kills both). An exit nobody asked for is restarted, as a supervisor would.
+ */
+export class Component {
+  private child: ChildProcess | undefined;
+  private planned = false;
+  private stopped = false;
+  /** Exits nobody planned (crash on a Kafka/ClickHouse outage at start-up, ...), each followed by a restart. */
+  readonly unplannedExits: UnplannedExit[] = [];
+  private readonly bornAt = Date.now();
+  readonly log: string[] = [];
+
+  constructor(
+    readonly name: string,
+    private readonly args: string[],
+    private readonly env: NodeJS.ProcessEnv,
+    private readonly ready: () => Promise<boolean>,
+  ) {}
+
+  get pid(): number | undefined {
+    return this.child?.pid;
+  }
+
+  async start(timeoutMs = 60_000): Promise<void> {
+    this.planned = false;
+    const child = spawn(process.execPath, [CLI, ...this.args], {
+      env: this.env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    const keep = (d: Buffer) => {
+      for (const line of d.toString().split('\n')) if (line.trim()) this.log.push(line);
+      if (this.log.length > 200) this.log.splice(0, this.log.length - 200);
+    };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    child.once('exit', (code, signal) => {
+      if (this.child !== child || this.planned || this.stopped) return;
+      this.unplannedExits.push({
+        name: this.name,
+        atS: (Date.now() - this.bornAt) / 1000,
+        how: String(signal ?? `exit ${code}`),
+        lastLines: this.log.slice(-3),
+      });
+      this.log.push(`[chaos] ${this.name} exited on its own (${signal ?? code}); restarting in 2 s`);
+      setTimeout(() => {
+        if (!this.stopped && this.child === child) this.start().catch(() => {});
+      }, 2_000);
+    });
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null || child.signalCode !== null) return; // the supervisor restarts it
+      if (await this.ready()) return;
+      await sleep(200);
+    }
+    throw new Error(`${this.name} not ready after ${timeoutMs / 1000} s: ${this.log.slice(-5).join(' | ')}`);
+  }
+
+  private signal(sig: NodeJS.Signals): void {
+    const pid = this.child?.pid;
+    if (pid === undefined) return;
+    try {
+      process.kill(-pid, sig);
+    } catch {}
+  }
+
+  private async exited(timeoutMs: number): Promise<boolean> {
+    const child = this.child;
+    const deadline = Date.now() + timeoutMs;
+    while (child && child.exitCode === null && child.signalCode === null && Date.now() < deadline) await sleep(50);
+    return !child || child.exitCode !== null || child.signalCode !== null;
+  }
+
+  /** kill -9 of the whole group: no shutdown hook runs. */
+  async kill9(): Promise<void> {
+    this.planned = true;
+    this.signal('SIGKILL');
+    await this.exited(10_000);
+  }
+
+  /** SIGTERM (drain), SIGKILL after the grace period. */
+  async terminate(graceMs = 30_000): Promise<void> {
+    this.planned = true;
+    this.signal('SIGTERM');
+    if (!(await this.exited(graceMs))) {
+      this.signal('SIGKILL');
+      await this.exited(10_000);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.terminate(15_000);
+  }
+
+  killSync(): void {
+    this.stopped = true;
+    this.signal('SIGKILL');
+  }
+}
+
+export interface Stack {
+  home: string;
+  collectorUrl: string;
+  database: string;
+  kafka: ManagedService;
+  clickhouse: ManagedService;
+  collector: Component;
+  ingest: Component;
+  /** A client on the private ClickHouse (for the accounting). */
+  ch: ClickHouseClient;
+  close(): Promise<void>;
+  killAllSync(): void;
+}
+
+/** Child env: nothing inherited from the caller's TOOLTRAIL_* settings can point a child at the shared services. */
+function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('TOOLTRAIL_')) env[k] = v;
+  return { ...env, ...extra };
+}
+
+/** Where cached Kafka jars live already (the checkout's .tooltrail/cache), so the private broker downloads nothing. */
+function sharedCache(): string {
+  return join(loadServicesConfig({}, ROOT).home, 'cache');
+}
+
+export async function startStack(log: (m: string) => void): Promise<Stack> {
+  const home = mkdtempSync(join(tmpdir(), 'tooltrail-chaos-'));
+  const cache = sharedCache();
+  mkdirSync(cache, { recursive: true });
+  symlinkSync(cache, join(home, 'cache'));
+  const [kafkaPort, controllerPort, clickhousePort, collectorPort] = await Promise.all([
+    freePort(),
+    freePort(),
+    freePort(),
+    freePort(),
+  ]);
+  const svcEnv = {
+    TOOLTRAIL_HOME: home,
+    TOOLTRAIL_KAFKA_PORT: String(kafkaPort),
+    TOOLTRAIL_KAFKA_CONTROLLER_PORT: String(controllerPort),
+    TOOLTRAIL_CLICKHOUSE_PORT: String(clickhousePort),
+  };
+  const svc = loadServicesConfig(svcEnv);
+  const kafka = kafkaService(svc);
+  const clickhouse = clickhouseService(svc);
+  const ch = createClickHouse({ url: svc.clickhouse.url, requestTimeoutMs: 60_000 });
+  const env = childEnv({
+    ...svcEnv,
+    TOOLTRAIL_KAFKA_BROKERS: svc.kafka.brokers.join(','),
+    TOOLTRAIL_CLICKHOUSE_URL: svc.clickhouse.url,
+    TOOLTRAIL_COLLECTOR_TOKENS: `${CHAOS_TOKEN}=${CHAOS_TENANT}`,
+    TOOLTRAIL_COLLECTOR_PORT: String(collectorPort),
+    TOOLTRAIL_COLLECTOR_TOPIC: TOPIC,
+    TOOLTRAIL_INGEST_TOPIC: TOPIC,
+    TOOLTRAIL_INGEST_GROUP_ID: 'chaos-ingest',
+    TOOLTRAIL_INGEST_DLQ_TOPIC: `${TOPIC}_dlq`,
+    TOOLTRAIL_CLICKHOUSE_DATABASE: DATABASE,
+    // A killed member's partitions move after 6 s (the broker minimum) instead of 30.
+    TOOLTRAIL_INGEST_SESSION_TIMEOUT_MS: '6000',
+  });
+  const collector = new Component('collector', ['collector'], env, () => portOpen(collectorPort));
+  const ingest = new Component('ingest', ['ingest'], env, async () =>
+    ingest.log.some((l) => l.startsWith('tooltrail ingest: ') && l.includes('-> ClickHouse')),
+  );
+  const stack: Stack = {
+    home,
+    collectorUrl: `http://127.0.0.1:${collectorPort}/v1/traces`,
+    database: DATABASE,
+    kafka,
+    clickhouse,
+    collector,
+    ingest,
+    ch,
+    killAllSync() {
+      collector.killSync();
+      ingest.killSync();
+      for (const name of ['kafka', 'clickhouse']) {
+        const pid = runningPid({ pidFile: join(home, 'run', `${name}.pid`), logFile: '' });
+        if (pid !== undefined && isAlive(pid)) {
+          try {
+            process.kill(-pid, 'SIGKILL');
+          } catch {}
+        }
+      }
+    },
+    async close() {
+      await Promise.allSettled([collector.stop(), ingest.stop()]);
+      await ch.close().catch(() => {});
+      await Promise.allSettled([kafka.down(), clickhouse.down()]);
+      stack.killAllSync();
+      try {
+        unlinkSync(join(home, 'cache')); // the link, never the shared jars
+      } catch {}
+      rmSync(home, { recursive: true, force: true });
+    },
+  };
+  try {
+    log(`private services in ${home}: Kafka :${kafkaPort}, ClickHouse :${clickhousePort}`);
+    await Promise.all([kafka.up(), clickhouse.up()]);
+    await migrateUp(ch, { database: DATABASE, retentionDays: DEFAULT_RETENTION_DAYS });
+    await collector.start();
+    await ingest.start();
+    log(`collector ${stack.collectorUrl}, ingest ${TOPIC} -> ${DATABASE}`);
+    return stack;
+  } catch (err) {
+    await stack.close();
+    throw err;
+  }
+}
