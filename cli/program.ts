@@ -1,0 +1,44 @@
+/**
+ * The `tooltrail` commander program, built by a function so that it can also run in-process (the CLI fuzzer), and
+ * the rule main.ts applies to an error that escapes it: a user's mistake prints one line, anything else is a bug.
+ */
+import { Command, type OutputConfiguration } from 'commander';
+import { ConfigError } from '../services/config.ts';
+import { ServiceError } from '../services/errors.ts';
+import { registerAlertsCommands } from './alerts.ts';
+import { registerCollectorCommand } from './collector.ts';
+import { registerIngestCommand } from './ingest.ts';
+import { registerMigrateCommand } from './migrate.ts';
+import { registerReconstructCommands } from './reconstruct.ts';
+import { registerServicesCommand } from './services.ts';
+import { registerUpCommand } from './up.ts';
+
+export interface ProgramOptions {
+  /** Where commander writes usage errors and help (default stdout/stderr). */
+  output?: OutputConfiguration;
+  /** Throw commander's errors instead of exiting (set before the commands are added, so they inherit it). */
+  exitOverride?: boolean;
+}
+
+export function buildProgram(options: ProgramOptions = {}): Command {
+  const program = new Command('tooltrail')
+    .description('Completeness contracts for AI-agent tool calls: collect, store, detect, page, reconstruct.')
+    .version('0.1.0')
+    .showHelpAfterError();
+  if (options.output) program.configureOutput(options.output);
+  if (options.exitOverride) program.exitOverride();
+  registerUpCommand(program);
+  registerServicesCommand(program);
+  registerMigrateCommand(program);
+  registerCollectorCommand(program);
+  registerIngestCommand(program);
+  registerAlertsCommands(program);
+  registerReconstructCommands(program);
+  return program;
+}
+
+/** The one line printed for an error the user can fix; undefined for anything else (rethrown: a bug). */
+export function userErrorLine(err: unknown): string | undefined {
+  if (err instanceof ServiceError || err instanceof ConfigError) return `tooltrail: ${err.message}`;
+  return undefined;
+}
