@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import { digestEntries } from '../audit/recorder.ts';
 import { encodeJsonCompactEachRow } from '../ingest/encode.ts';
 import { TOOL_CALL_COLUMNS, type ToolCallRow } from '../ingest/rows.ts';
+import { printBenchReport, spread } from './support/report.ts';
 
 const ROWS = 20_000;
 const RUNS = 7;
@@ -89,3 +90,15 @@ console.log(`${ROWS} tool_calls rows, median of ${RUNS} runs`);
 console.log(`baseline encodeJsonCompactEachRow: ${e.toFixed(1)} ms (${((ROWS / e) * 1000).toFixed(0)} rows/s)`);
 console.log(`digestEntries (canonical + sha256): ${d.toFixed(1)} ms (${((ROWS / d) * 1000).toFixed(0)} rows/s)`);
 console.log(`ratio digest / encode: ${(d / e).toFixed(2)}x`);
+printBenchReport({
+  bench: 'digest-overhead',
+  figures: [
+    {
+      name: `digestEntries, ${ROWS} rows`,
+      ...spread(digest),
+      unit: 'ms',
+      baseline: { name: 'encodeJsonCompactEachRow', value: e },
+      ratio: d / e,
+    },
+  ],
+});

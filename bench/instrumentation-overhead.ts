@@ -13,6 +13,7 @@ import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Attr, EXECUTE_TOOL, GenAi, SEMCONV_VERSION, toolSpanName, WarningEvent } from '../contract/index.ts';
 import { createTooltrail, partialResult, warning } from '../instrumentation/index.ts';
+import { type BenchFigure, printBenchReport, spread } from './support/report.ts';
 
 const ROUNDS = Number(process.argv[2] ?? 40);
 const CALLS = Number(process.argv[3] ?? 2000);
@@ -166,3 +167,21 @@ const fastest = (n: string) => Math.min(...(wall.get(n) ?? []));
 console.log(
   `  fastest rounds (wall): hand-made ${fastest(HAND).toFixed(0)} ns, tooltrail ${fastest(TT).toFixed(0)} ns, ratio ${(fastest(TT) / fastest(HAND)).toFixed(2)}x`,
 );
+
+// The ratios are the per-round medians printed above (not median / median), so the table and these lines agree.
+const figure = (name: string, m: Map<string, number[]>, base: string): BenchFigure => ({
+  name,
+  ...spread(m.get(TT) ?? []),
+  unit: 'ns/call',
+  baseline: { name: base, value: median(m.get(base) ?? []) },
+  ratio: ratio(m, TT, base),
+  ...(base === HAND ? { target: '≤ 1.3x hand-made span', met: ratio(m, TT, base) <= 1.3 } : {}),
+});
+printBenchReport({
+  bench: 'instrumentation-overhead',
+  figures: [
+    figure('readTool wall', wall, HAND),
+    figure('readTool CPU', cpu, HAND),
+    figure('readTool wall vs bare span', wall, BARE),
+  ],
+});
