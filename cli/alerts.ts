@@ -27,6 +27,9 @@ import {
   warningsCommandRows,
 } from '../alerts/index.ts';
 import { schemaConfigFromEnv } from '../ingest/schema/config.ts';
+import { createReadClickHouse } from '../platform/auth/read-clickhouse.ts';
+import { type ReadScope, ReadScopeError, resolveReadScope, withinScope } from '../platform/auth/read-scope.ts';
+import { TokenConfigError } from '../platform/auth/tokens.ts';
 import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
 import { loadServicesConfig } from '../services/config.ts';
 
@@ -65,6 +68,36 @@ async function withClickHouse<T>(io: AlertsCliIo, fn: (ctx: Context) => Promise<
     await ch.close();
   }
 }
+
+/** `findings` and `warnings` only read: the read-side account (platform/auth/read-clickhouse.ts). */
+async function withReadClickHouse<T>(io: AlertsCliIo, fn: (ctx: Context) => Promise<T>): Promise<T> {
+  const ch = createReadClickHouse(loadServicesConfig(io.env).clickhouse, io.env);
+  try {
+    return await fn({ ch, database: schemaConfigFromEnv(io.env).database });
+  } finally {
+    await ch.close();
+  }
+}
+
+interface ScopeFlags {
+  token?: string;
+  tenant?: string;
+  allTenants?: boolean;
+}
+
+/** Whose data this output may hold (platform/auth/read-scope.ts); a refusal is a one-line config error. */
+function readScope(io: AlertsCliIo, flags: ScopeFlags): ReadScope {
+  try {
+    const scope = resolveReadScope(flags, io.env);
+    if (scope.kind === 'all') io.err('tooltrail: every tenant (--all-tenants, operator mode)');
+    return scope;
+  } catch (err) {
+    if (err instanceof ReadScopeError || err instanceof TokenConfigError) throw new AlertsConfigError(err.message);
+    throw err;
+  }
+}
+
+const scopeTenant = (scope: ReadScope) => (scope.kind === 'tenant' ? scope.tenant : '');
 
 function config(io: AlertsCliIo, overrides: AlertsOverrides = {}) {
   return alertsConfigFromEnv(io.env, loadServicesConfig(io.env).alertmanager.url, overrides);
@@ -153,15 +186,19 @@ export function registerAlertsCommands(program: Command, io: AlertsCliIo = defau
     .command('findings')
     .description('print what the detectors find now (read-only: nothing is paged or recorded)')
     .option('--since <duration>', 'judge mutations of this last period (default: alerts.findingActiveSeconds, 24h)')
+    .option('--token <token>', "a read token (TOOLTRAIL_API_TOKEN): its tenant's findings only")
     .option('--tenant <tenant>', 'only this tenant')
+    .option('--all-tenants', 'every tenant (operator)')
     .option('--json', 'print a JSON array (schema: alerts/findings/finding.schema.json)')
-    .action(async (opts: { since?: string; tenant?: string; json?: boolean }) => {
-      const c = config(io, { tenant: opts.tenant });
+    .action(async (opts: ScopeFlags & { since?: string; json?: boolean }) => {
+      const scope = readScope(io, opts);
+      const c = config(io, { tenant: scopeTenant(scope) });
       const now = io.clock();
       const since = addSeconds(now, -(opts.since ? duration(opts.since) : c.findingActiveSeconds));
-      const { findings } = await withClickHouse(io, ({ ch, database }) =>
+      const detected = await withReadClickHouse(io, ({ ch, database }) =>
         detect({ ch, database, config: c, now, since }),
       );
+      const findings = withinScope(scope, detected.findings);
       if (opts.json) {
         io.out(JSON.stringify(findings, null, 2));
         return;
@@ -254,13 +291,16 @@ export function registerAlertsCommands(program: Command, io: AlertsCliIo = defau
   const warnings = program
     .command('warnings')
     .description('warnings (code, source) with their lifecycle state, owner, days seen and next action')
+    .option('--token <token>', "a read token (TOOLTRAIL_API_TOKEN): its tenant's warnings only")
     .option('--tenant <tenant>', 'only this tenant')
+    .option('--all-tenants', 'every tenant (operator)')
     .option('--json', 'print JSON')
-    .action(async (o: { tenant?: string; json?: boolean }) => {
-      const c = config(io, { tenant: o.tenant });
+    .action(async (o: ScopeFlags & { json?: boolean }) => {
+      const scope = readScope(io, o);
+      const c = config(io, { tenant: scopeTenant(scope) });
       const now = io.clock();
-      const reviews = await withClickHouse(io, ({ ch, database }) => reviewWarnings(ch, database, c, now));
-      const rows = warningsCommandRows(reviews, c, now);
+      const reviews = await withReadClickHouse(io, ({ ch, database }) => reviewWarnings(ch, database, c, now));
+      const rows = withinScope(scope, warningsCommandRows(reviews, c, now));
       if (o.json) {
         io.out(JSON.stringify(rows, null, 2));
         return;
@@ -325,13 +365,19 @@ export function registerAlertsCommands(program: Command, io: AlertsCliIo = defau
   warnings
     .command('history [code] [source]')
     .description('the lifecycle change log (who, when, why)')
+    .option('--token <token>', "a read token (TOOLTRAIL_API_TOKEN): its tenant's changes only")
     .option('--tenant <tenant>', 'the tenant of code/source')
+    .option('--all-tenants', 'every tenant (operator)')
     .option('--json', 'print JSON')
-    .action(async (code: string | undefined, source: string | undefined, o: { tenant?: string; json?: boolean }) => {
+    .action(async (code: string | undefined, source: string | undefined, o: ScopeFlags & { json?: boolean }) => {
       if ((code === undefined) !== (source === undefined))
         throw new AlertsConfigError('give both code and source, or neither');
-      const key = code !== undefined && source !== undefined ? { code, source, tenant: o.tenant ?? '' } : undefined;
-      const changes = await withClickHouse(io, ({ ch, database }) => stateHistory(ch, database, key));
+      const scope = readScope(io, o);
+      // The change log is small (one row per human action): read it whole, keep the scope's and the pair's rows.
+      const all = await withReadClickHouse(io, ({ ch, database }) => stateHistory(ch, database));
+      const changes = withinScope(scope, all).filter(
+        (x) => code === undefined || (x.code === code && x.source === source),
+      );
       if (o.json) {
         io.out(JSON.stringify(changes, null, 2));
         return;
