@@ -37,8 +37,19 @@ export function buildProgram(options: ProgramOptions = {}): Command {
   return program;
 }
 
+/** Network errors that mean a service is not running or not where the configuration says. */
+const UNREACHABLE = ['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ECONNRESET', 'ETIMEDOUT', 'EAI_AGAIN'];
+
 /** The one line printed for an error the user can fix; undefined for anything else (rethrown: a bug). */
 export function userErrorLine(err: unknown): string | undefined {
   if (err instanceof ServiceError || err instanceof ConfigError) return `tooltrail: ${err.message}`;
+  // A service down or a schema not created is the user's to fix, whichever command met it: say so in one line.
+  const e = err as { code?: unknown; type?: unknown; message?: unknown } | null;
+  if (typeof e?.code === 'string' && UNREACHABLE.includes(e.code)) {
+    return `tooltrail: ${String(e.message)}: is the service running? (\`tooltrail services up\`, or check TOOLTRAIL_*_URL)`;
+  }
+  if (e?.type === 'UNKNOWN_DATABASE' || e?.type === 'UNKNOWN_TABLE') {
+    return `tooltrail: ${String(e.message).trim().split('\n')[0]}: create the schema with \`tooltrail migrate\``;
+  }
   return undefined;
 }

@@ -1,0 +1,39 @@
+/**
+ * The CLI with garbage command lines, in-process (fuzz/targets/cli.ts) with every service at a closed port: a
+ * mistake or a service that is down is one line on stderr and a non-zero exit, never a stack trace or a crash.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { runCli } from '../../../fuzz/targets/cli.ts';
+
+const CLOSED = { TOOLTRAIL_CLICKHOUSE_URL: 'http://127.0.0.1:9', TOOLTRAIL_ALERTMANAGER_URL: 'http://127.0.0.1:9' };
+
+async function withEnv<T>(env: Record<string, string>, fn: () => Promise<T>): Promise<T> {
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  Object.assign(process.env, env);
+  try {
+    return await fn();
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+describe('CLI fuzzing (offline)', () => {
+  it('a command that meets a service that is down fails with one line naming the fix, not a stack trace', async () => {
+    await withEnv(CLOSED, async () => {
+      for (const args of [
+        ['owners', 'list'],
+        ['warnings', 'ack', 'C1', 'src', '--reason', 'r'],
+        ['alerts', '--once'],
+      ]) {
+        const r = await runCli(args);
+        assert.equal(r.escaped, undefined, `${args.join(' ')} escaped: ${String(r.escaped)}`);
+        assert.equal(r.code, 1);
+        assert.match(r.err, /^tooltrail: .*ECONNREFUSED.*services up.*\n$/);
+      }
+    });
+  });
+});
