@@ -22,6 +22,7 @@ import { Attr, EXECUTE_TOOL, GenAi, toolSpanName } from '../contract/index.ts';
 import { createKafkaClient, deleteTopics, ensureTopics } from '../platform/kafka/index.ts';
 import { encodeExportTraceServiceRequest, type KeyValue, type Span } from '../platform/otlp/index.ts';
 import { loadServicesConfig } from '../services/config.ts';
+import { printBenchReport, spread } from './support/report.ts';
 
 const TOKEN = 'bench-token-0123456789abcdef';
 const SPANS_PER_REQUEST = 512;
@@ -280,6 +281,35 @@ async function main() {
   console.log(
     `  ratio Kafka/discard: throughput ${(k.spansPerSec / d.spansPerSec).toFixed(2)}x, CPU per span ${(k.cpu / d.cpu).toFixed(2)}x; target >= 50,000 spans/s into Kafka: ${k.spansPerSec >= 50_000 ? 'met' : 'NOT met'}`,
   );
+  // The table's median is the midpoint for an even number of rounds, the lines above take the upper one.
+  const of = (mode: 'kafka' | 'discard', key: 'spansPerSec' | 'p99' | 'cpuMsPer10k') =>
+    spread(results[mode].map((r) => r[key]));
+  const kThroughput = of('kafka', 'spansPerSec');
+  const kCpu = of('kafka', 'cpuMsPer10k');
+  const dThroughput = of('discard', 'spansPerSec').value;
+  const dCpu = of('discard', 'cpuMsPer10k').value;
+  printBenchReport({
+    bench: 'collector-throughput',
+    figures: [
+      {
+        name: 'into Kafka',
+        ...kThroughput,
+        unit: 'spans/s',
+        baseline: { name: 'discard sink', value: dThroughput },
+        ratio: kThroughput.value / dThroughput,
+        target: '≥ 50,000 spans/s',
+        met: kThroughput.value >= 50_000,
+      },
+      {
+        name: 'collector CPU into Kafka',
+        ...kCpu,
+        unit: 'ms/10k spans',
+        baseline: { name: 'discard sink', value: dCpu },
+        ratio: kCpu.value / dCpu,
+      },
+      { name: 'p99 request latency into Kafka', ...of('kafka', 'p99'), unit: 'ms' },
+    ],
+  });
 }
 
 // ---- child: the collector under test -------------------------------------------------------------------------

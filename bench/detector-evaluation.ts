@@ -25,6 +25,7 @@ import { buildSessionSpans } from '../test/integration/alerts/session-spans.ts';
 import { ingestSpans } from '../test/support/ingest.ts';
 import { freshDatabase, services } from '../test/support/services.ts';
 import { generateCorpus, judgeSession } from './detector-evaluation/labelled-corpus.ts';
+import { type BenchFigure, printBenchReport, spread } from './support/report.ts';
 import { localClickHouseCpu } from './support/server-cpu.ts';
 
 const { values: args } = parseArgs({
@@ -58,6 +59,8 @@ const median = (xs: number[]) => {
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
 };
 const load = () => loadavg()[0]?.toFixed(1);
+/** What the BENCH_JSON line reports, filled by quality() and speed(). */
+const figures: BenchFigure[] = [];
 
 async function quality(): Promise<void> {
   const sessions = Number(args.sessions);
@@ -139,6 +142,13 @@ async function quality(): Promise<void> {
     console.log(
       `absence_mutation_without_complete_evidence: precision ${a.precision.toFixed(4)}  recall ${a.recall.toFixed(4)}  ` +
         `(tp ${a.tp}, fp ${a.fp}, fn ${a.fn}; ${truth.amwce.size} positives)`,
+    );
+    const sessionsText = `${corpus.length} sessions`;
+    figures.push(
+      { name: `mutation_after_incomplete_read precision (${sessionsText})`, value: m.precision, unit: 'fraction' },
+      { name: `mutation_after_incomplete_read recall (${sessionsText})`, value: m.recall, unit: 'fraction' },
+      { name: `absence_mutation_without_complete_evidence precision`, value: a.precision, unit: 'fraction' },
+      { name: `absence_mutation_without_complete_evidence recall`, value: a.recall, unit: 'fraction' },
     );
   } finally {
     await db.drop();
@@ -279,6 +289,36 @@ async function speed(): Promise<void> {
     );
     console.log(`absence_mutation_without_complete_evidence, all rows:    ${amwceMs.toFixed(0)} ms (1 run)`);
     console.log(`dangerous_empty_reads, all rows:                         ${emptyMs.toFixed(0)} ms (1 run)`);
+    const rowsText = `${(rows / 1e6).toLocaleString('en')}M rows`;
+    const wallFigure = (key: 'full' | 'lastDay', name: string): BenchFigure => {
+      const s = spread(samples[key] ?? []);
+      return {
+        name: `${name} wall (${rowsText})`,
+        ...s,
+        unit: 'ms',
+        baseline: { name: 'scan', value: scan },
+        ratio: s.value / scan,
+        target: '≤ 1,000 ms',
+        met: s.value <= 1000,
+      };
+    };
+    // ClickHouse server CPU only when the server is a local process (services up); absent otherwise.
+    const cpuFigure = (key: 'full' | 'lastDay', name: string): BenchFigure[] => {
+      const xs = cpu[key];
+      const base = cpu.scan;
+      if (!xs?.length || !base?.length) return [];
+      const s = spread(xs);
+      const b = median(base);
+      return [
+        { name: `${name} ClickHouse CPU`, ...s, unit: 'ms', baseline: { name: 'scan', value: b }, ratio: s.value / b },
+      ];
+    };
+    figures.push(
+      wallFigure('full', 'mutation_after_incomplete_read all rows'),
+      ...cpuFigure('full', 'mutation_after_incomplete_read all rows'),
+      wallFigure('lastDay', 'mutation_after_incomplete_read last 24 h'),
+      ...cpuFigure('lastDay', 'mutation_after_incomplete_read last 24 h'),
+    );
     console.log(
       `samples (ms): ${JSON.stringify(Object.fromEntries(Object.entries(samples).map(([k, v]) => [k, v.map((x) => Math.round(x))])))}`,
     );
@@ -320,3 +360,4 @@ async function namedDatabase(
 
 if (!args['skip-quality']) await quality();
 if (!args['skip-speed']) await speed();
+printBenchReport({ bench: 'detector-evaluation', figures });

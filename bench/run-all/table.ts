@@ -133,7 +133,7 @@ export function tableRows(outcomes: readonly BenchOutcome[]): string[][] {
           o.bench,
           f.name,
           formatNumber(f.value),
-          f.min !== undefined && f.max !== undefined
+          f.min !== undefined && f.max !== undefined && f.runs !== 1
             ? `${formatNumber(f.min)}–${formatNumber(f.max)}${f.runs ? ` (${f.runs})` : ''}`
             : '',
           f.unit,

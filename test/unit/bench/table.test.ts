@@ -179,6 +179,16 @@ describe('formatTable', () => {
     assert.deepEqual(tableRows([ok])[1], ['ingest-throughput', 'p99 latency', '850', '', 'ms', '', '', '', '']);
   });
 
+  it('leaves the spread empty for a single run', () => {
+    const one: BenchOutcome = {
+      bench: 'b',
+      status: 'ok',
+      durationMs: 1,
+      report: { bench: 'b', figures: [{ name: 'x', value: 5, unit: 'ms', min: 5, max: 5, runs: 1 }] },
+    };
+    assert.equal(tableRows([one])[0]?.[3], '');
+  });
+
   it('shows a failed bench as one FAILED row with its reason and an absent one as not available', () => {
     const text = formatTable([ok, failed, missing]);
     const lines = text.split('\n');
