@@ -50,7 +50,7 @@ export const BENCHES: readonly BenchSpec[] = [
     name: 'anchor/compare',
     file: 'bench/anchor/compare.ts',
     full: [],
-    quick: [],
+    quick: ['--spans', '40000', '--rounds', '1', '--warmup', '5000'],
     optional: true,
   },
 ];
