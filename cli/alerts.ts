@@ -103,11 +103,31 @@ function config(io: AlertsCliIo, overrides: AlertsOverrides = {}) {
   return alertsConfigFromEnv(io.env, loadServicesConfig(io.env).alertmanager.url, overrides);
 }
 
-const who = (io: AlertsCliIo, by?: string) => by ?? io.env.TOOLTRAIL_USER ?? userInfo().username;
+/** Who makes a change: --by, $TOOLTRAIL_USER or the OS user. Blank is refused here in one line, as the stores would. */
+function who(io: AlertsCliIo, by?: string): string {
+  const name = by ?? io.env.TOOLTRAIL_USER ?? userInfo().username;
+  if (name.trim() === '') throw new AlertsConfigError('--by must not be empty (who makes the change)');
+  return name;
+}
+
+function ownerName(owner: string): string {
+  if (owner.trim() === '') throw new AlertsConfigError('--owner must not be empty');
+  return owner;
+}
 
 function parseKind(kind: string): SubjectKind {
   if ((SUBJECT_KINDS as readonly string[]).includes(kind)) return kind as SubjectKind;
   throw new AlertsConfigError(`unknown owner subject kind "${kind}": use ${SUBJECT_KINDS.join(', ')}`);
+}
+
+/** The owner store's subject rules, checked first so that a mistake is one line, not the store's stack trace. */
+function parseSubject(kind: string, subject: string, source: string): SubjectKind {
+  const k = parseKind(kind);
+  if (subject === '') throw new AlertsConfigError('an owner needs a subject (tool name, agent name or warning code)');
+  if (k === 'warning' && source === '')
+    throw new AlertsConfigError('a warning owner needs --source (the warning source)');
+  if (k !== 'warning' && source !== '') throw new AlertsConfigError(`an owner of kind ${k} takes no --source`);
+  return k;
 }
 
 function duration(text: string): number {
@@ -232,13 +252,13 @@ export function registerAlertsCommands(program: Command, io: AlertsCliIo = defau
         subject: string,
         o: { owner: string; team: string; source: string; tenant: string; by?: string; reason: string },
       ) => {
-        const k = parseKind(kind);
+        const k = parseSubject(kind, subject, o.source);
         await withClickHouse(io, ({ ch, database }) =>
           setOwner(
             ch,
             database,
             { tenant: o.tenant, kind: k, subject, source: o.source },
-            { owner: o.owner, team: o.team },
+            { owner: ownerName(o.owner), team: o.team },
             { by: who(io, o.by), reason: o.reason, at: io.clock() },
           ),
         );
@@ -256,7 +276,7 @@ export function registerAlertsCommands(program: Command, io: AlertsCliIo = defau
     .requiredOption('--reason <why>', 'why (kept in the change log)')
     .action(
       async (kind: string, subject: string, o: { source: string; tenant: string; by?: string; reason: string }) => {
-        const k = parseKind(kind);
+        const k = parseSubject(kind, subject, o.source);
         await withClickHouse(io, ({ ch, database }) =>
           removeOwner(
             ch,
@@ -313,6 +333,9 @@ export function registerAlertsCommands(program: Command, io: AlertsCliIo = defau
         );
       }
     });
+  // `warnings` has a --tenant of its own, and commander hands it the option wherever it is written: a subcommand's
+  // --tenant arrives there.
+  const parentTenant = () => (warnings.opts() as ScopeFlags).tenant;
   warnings
     .command('retire <code> <source>')
     .description('retire a warning (it stops being escalated or reminded; it comes back if seen again)')
@@ -326,7 +349,7 @@ export function registerAlertsCommands(program: Command, io: AlertsCliIo = defau
           ch,
           database,
           c,
-          { code, source, tenant: o.tenant },
+          { code, source, tenant: o.tenant ?? parentTenant() },
           { by: who(io, o.by), reason: o.reason, at: io.clock() },
         ),
       );
@@ -355,8 +378,15 @@ export function registerAlertsCommands(program: Command, io: AlertsCliIo = defau
             ch,
             database,
             c,
-            { code, source, tenant: o.tenant },
-            { by: who(io, o.by), reason: o.reason, at: now, due, owner: o.owner, team: o.team },
+            { code, source, tenant: o.tenant ?? parentTenant() },
+            {
+              by: who(io, o.by),
+              reason: o.reason,
+              at: now,
+              due,
+              owner: o.owner === undefined ? undefined : ownerName(o.owner),
+              team: o.team,
+            },
           ),
         );
         io.out(`${code} / ${source} (tenant ${tenant}): acknowledged until ${due.toISOString()}`);
@@ -369,9 +399,11 @@ export function registerAlertsCommands(program: Command, io: AlertsCliIo = defau
     .option('--tenant <tenant>', 'the tenant of code/source')
     .option('--all-tenants', 'every tenant (operator)')
     .option('--json', 'print JSON')
-    .action(async (code: string | undefined, source: string | undefined, o: ScopeFlags & { json?: boolean }) => {
+    .action(async (code: string | undefined, source: string | undefined, own: ScopeFlags & { json?: boolean }) => {
       if ((code === undefined) !== (source === undefined))
         throw new AlertsConfigError('give both code and source, or neither');
+      // `warnings` declares the same options, and commander gives them to it wherever they are written.
+      const o = { ...(warnings.opts() as ScopeFlags & { json?: boolean }), ...own };
       const scope = readScope(io, o);
       // The change log is small (one row per human action): read it whole, keep the scope's and the pair's rows.
       const all = await withReadClickHouse(io, ({ ch, database }) => stateHistory(ch, database));

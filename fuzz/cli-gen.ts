@@ -41,6 +41,7 @@ const duration = (rng: Rng) =>
       ? `${rng.pick(['-5', '0', '1e9', '99999999999999999', '1.5', ''])}${rng.pick(['h', 'm', 's', 'd', 'ms', 'y', ''])}`
       : garbage(rng);
 const tenant = (rng: Rng) => (rng.bool(0.5) ? rng.pick(['acme', 't-1', 'a.b:c']) : garbage(rng));
+const token = (rng: Rng) => (rng.bool(0.3) ? `tok-${rng.hex(12)}` : garbage(rng));
 const session = (rng: Rng) => (rng.bool(0.4) ? `s-${rng.hex(4)}` : garbage(rng));
 const trace = (rng: Rng) => (rng.bool(0.4) ? rng.hex(16) : rng.bool(0.3) ? rng.hex(rng.int(0, 20)) : garbage(rng));
 const fingerprint = (rng: Rng) => (rng.bool(0.4) ? rng.hex(rng.int(4, 32)) : garbage(rng));

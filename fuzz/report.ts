@@ -1,5 +1,5 @@
 /** What a fuzz target reports: cases tried and each kind of violation, with the first few examples to replay. */
-export type ViolationKind = 'crash' | 'server_error' | 'span_lost' | 'stack_trace' | 'hang';
+export type ViolationKind = 'crash' | 'server_error' | 'span_lost' | 'stack_trace' | 'not_one_line' | 'hang';
 
 export interface Violation {
   kind: ViolationKind;
@@ -16,6 +16,7 @@ export class TargetReport {
     server_error: 0,
     span_lost: 0,
     stack_trace: 0,
+    not_one_line: 0,
     hang: 0,
   };
   readonly examples: Violation[] = [];

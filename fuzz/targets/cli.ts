@@ -159,9 +159,12 @@ export async function fuzzCli(cases: number, seed: number, report: TargetReport,
       } else if (STACK_FRAME.test(r.err) || STACK_FRAME.test(r.out)) {
         report.violation({ kind: 'stack_trace', index: i, input, answer });
       } else if (r.code !== 0 && !r.hung && r.commander === undefined) {
-        // Commander's usage errors print the error and the help; anything else fails with exactly one line.
+        // Commander's usage errors print the error and the help; anything else fails with exactly one line (more
+        // only when the message quotes an argument that holds line breaks).
         const lines = r.err.split('\n').filter((l) => l.trim() !== '');
-        if (lines.length !== 1) report.violation({ kind: 'stack_trace', index: i, input, answer });
+        const quoted = args.reduce((n, a) => n + a.split(/[\n\r]/).length - 1, 0);
+        if (lines.length === 0 || lines.length > 1 + quoted)
+          report.violation({ kind: 'not_one_line', index: i, input, answer });
       }
       if (unhandled.length) {
         report.violation({

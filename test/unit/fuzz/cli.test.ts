@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { runCli } from '../../../fuzz/targets/cli.ts';
+import { TargetReport } from '../../../fuzz/report.ts';
+import { fuzzCli, runCli } from '../../../fuzz/targets/cli.ts';
 
 const CLOSED = { TOOLTRAIL_CLICKHOUSE_URL: 'http://127.0.0.1:9', TOOLTRAIL_ALERTMANAGER_URL: 'http://127.0.0.1:9' };
 
@@ -35,5 +36,44 @@ describe('CLI fuzzing (offline)', () => {
         assert.match(r.err, /^tooltrail: .*ECONNREFUSED.*services up.*\n$/);
       }
     });
+  });
+
+  it('an owners command whose --source does not fit the kind fails with one line, not the store stack trace', async () => {
+    await withEnv(CLOSED, async () => {
+      for (const args of [
+        ['owners', 'set', 'warning', 'W1', '--owner', 'o', '--reason', 'r'],
+        ['owners', 'set', 'agent', 'a', '--source', 's', '--owner', 'o', '--reason', 'r'],
+        ['owners', 'remove', 'warning', 'W1', '--reason', 'r'],
+      ]) {
+        const r = await runCli(args);
+        assert.equal(r.escaped, undefined, `${args.join(' ')} escaped: ${String(r.escaped)}`);
+        assert.equal(r.code, 1);
+        assert.match(r.err, /^tooltrail: .*--source.*\n$/);
+      }
+    });
+  });
+
+  it('an owners or warnings command with a blank --owner or --by fails with one line, not the store stack trace', async () => {
+    await withEnv(CLOSED, async () => {
+      for (const args of [
+        ['owners', 'set', 'tool', 't', '--owner', ' ', '--reason', 'r'],
+        ['owners', 'remove', 'tool', 't', '--by', '', '--reason', 'r'],
+        ['warnings', 'retire', 'C1', 'src', '--by', ' ', '--reason', 'r'],
+        ['warnings', 'ack', 'C1', 'src', '--owner', '', '--reason', 'r'],
+      ]) {
+        const r = await runCli(args);
+        assert.equal(r.escaped, undefined, `${args.join(' ')} escaped: ${String(r.escaped)}`);
+        assert.equal(r.code, 1);
+        assert.match(r.err, /^tooltrail: --(owner|by) must not be empty.*\n$/);
+      }
+    });
+  });
+
+  it('never crashes nor prints a stack trace on a garbage command line (400 seeded cases)', async () => {
+    const report = new TargetReport('cli');
+    await fuzzCli(400, 20261130, report);
+    assert.ok(report.cases >= 390, `ran ${report.cases} cases`);
+    assert.deepEqual(report.examples, []);
+    assert.equal(report.violations, 0);
   });
 });
