@@ -96,6 +96,10 @@ async function runBench(spec: BenchSpec, lock: string[], logDir: string, timeout
   logStream.write(`$ ${argv.join(' ')}\n# load average at start: ${loadavg().map(round2).join(' ')}\n`);
   console.log(`\n== ${spec.name}: ${argv.slice(lock.length + 1).join(' ')}  (log: ${relative(ROOT, log)})`);
 
+  // Say so when another bench holds the lock, so a long silence is not taken for a hung bench.
+  if (lock.length && spawnSync('flock', ['-n', LOCK, 'true'], { stdio: 'ignore' }).status !== 0) {
+    console.log(`   (waiting for ${LOCK}: another bench is running)`);
+  }
   const t0 = performance.now();
   const child = spawn(argv[0] as string, argv.slice(1), {
     cwd: ROOT,
