@@ -213,8 +213,12 @@ export async function startStack(log: (m: string) => void): Promise<Stack> {
     TOOLTRAIL_INGEST_SESSION_TIMEOUT_MS: '6000',
   });
   const collector = new Component('collector', ['collector'], env, () => portOpen(collectorPort));
-  const ingest = new Component('ingest', ['ingest'], env, async () =>
-    ingest.log.some((l) => l.startsWith('tooltrail ingest: ') && l.includes('-> ClickHouse')),
+  const ingest: Component = new Component(
+    'ingest',
+    ['ingest'],
+    env,
+    async (): Promise<boolean> =>
+      ingest.log.some((l) => l.startsWith('tooltrail ingest: ') && l.includes('-> ClickHouse')),
   );
   const stack: Stack = {
     home,
