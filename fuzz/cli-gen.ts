@@ -173,8 +173,22 @@ const COMMANDS: { words: string[]; positional?: ((rng: Rng) => string)[]; option
   { words: ['migrate', '--print'], options: [['--down', number]] },
 ];
 
+/**
+ * What a process can receive as an argument: the OS passes NUL-terminated bytes and node decodes them as UTF-8, so
+ * an argument never holds NUL or a lone surrogate (invalid bytes arrive as U+FFFD).
+ */
+export function asArgv(s: string): string {
+  return s
+    .replace(/\u0000/g, '')
+    .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
+}
+
 /** Arguments after `tooltrail` (never an excluded command; `migrate --down` only when `allowMigrate`). */
 export function cliArgs(rng: Rng, allowMigrate: boolean): string[] {
+  return rawArgs(rng, allowMigrate).map(asArgv);
+}
+
+function rawArgs(rng: Rng, allowMigrate: boolean): string[] {
   if (rng.bool(0.05)) {
     // Unknown commands and stray words at the top level.
     return Array.from({ length: rng.int(0, 3) }, () =>

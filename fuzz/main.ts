@@ -21,7 +21,7 @@ function print(r: TargetReport, ms: number): void {
     .map(([k, n]) => `${k}:${n}`)
     .join(' ');
   console.log(
-    `${r.target.padEnd(17)} cases ${String(r.cases).padStart(7)}  crashes ${c.crash}  5xx-for-client-errors ${c.server_error}  spans-lost ${c.span_lost}  stack-traces ${c.stack_trace}  not-one-line ${c.not_one_line}  hangs ${c.hang}  (${(ms / 1000).toFixed(1)} s; ${outcomes})`,
+    `${r.target.padEnd(17)} cases ${String(r.cases).padStart(7)}  crashes ${c.crash}  5xx-for-client-errors ${c.server_error} (+${c.known_open} known open)  spans-lost ${c.span_lost}  stack-traces ${c.stack_trace}  not-one-line ${c.not_one_line}  hangs ${c.hang}  (${(ms / 1000).toFixed(1)} s; ${outcomes})`,
   );
   for (const v of r.examples) console.log(`  ${v.kind} #${v.index}: ${clip(v.input, 400)} -> ${clip(v.answer, 400)}`);
 }

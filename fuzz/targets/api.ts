@@ -62,11 +62,28 @@ export interface ApiRequest {
   url: string;
   headers: Record<string, string>;
   payload?: string;
+  /** For /v1/verify: the from/to sent (the open bug below depends on them). */
+  verify?: { from?: string; to?: string };
+}
+
+const UINT32_SECONDS_FROM = Date.UTC(1970, 0, 3);
+const UINT32_SECONDS_TO = Date.UTC(2106, 1, 6);
+
+/**
+ * Open bug (audit/, reported, not ours to fix): GET /v1/verify with a range outside about 1970-01-03..2106-02-06
+ * answers 500, as its bounds are bound to ClickHouse as UInt32 seconds (BAD_QUERY_PARAMETER).
+ */
+export function isOpenVerifyRangeBug(v: ApiRequest['verify'], now = Date.now()): boolean {
+  if (!v) return false;
+  const to = v.to ? Date.parse(v.to) : now;
+  const from = v.from ? Date.parse(v.from) : to - 86_400_000;
+  return from < UINT32_SECONDS_FROM || to > UINT32_SECONDS_TO;
 }
 
 export function apiRequest(rng: Rng, token: string | undefined): ApiRequest {
   const route = rng.int(0, 9);
   let url: string;
+  let verify: ApiRequest['verify'];
   const query: string[] = [];
   const add = (k: string, v: string) => query.push(`${uri(k)}=${rng.bool(0.9) ? uri(v) : v}`);
   if (route <= 2) {
@@ -76,8 +93,9 @@ export function apiRequest(rng: Rng, token: string | undefined): ApiRequest {
     if (rng.bool(0.4)) add('format', rng.pick(['json', 'html', 'HTML', 'xml', '', 'json,html']));
   } else if (route <= 6) {
     url = '/v1/verify';
-    if (rng.bool(0.7)) add('from', time(rng));
-    if (rng.bool(0.7)) add('to', time(rng));
+    verify = {};
+    if (rng.bool(0.7)) add('from', (verify.from = time(rng)));
+    if (rng.bool(0.7)) add('to', (verify.to = time(rng)));
     if (rng.bool(0.4)) add('tenant', rng.bool(0.6) ? safeId(rng, 20) : rng.string(20));
   } else if (route === 7) {
     url = rng.pick(['/v1/reconstruct/schema', '/v1/reconstruct', '/v1/reconstruct/sessions/', '/v1/verify/', '/']);
@@ -100,7 +118,7 @@ export function apiRequest(rng: Rng, token: string | undefined): ApiRequest {
     payload = rng.pick(['{', '{}', rng.string(20), '']);
   }
   const method = rng.bool(0.85) ? 'GET' : rng.pick(['HEAD', 'POST', 'DELETE', 'OPTIONS'] as const);
-  return { method, url, headers, ...(payload !== undefined ? { payload } : {}) };
+  return { method, url, headers, ...(payload !== undefined ? { payload } : {}), ...(verify ? { verify } : {}) };
 }
 
 export const API_TOKEN = 'fuzz-api-token-0123456789abcdef';
@@ -150,7 +168,8 @@ export async function fuzzApi(app: FastifyInstance, cases: number, seed: number,
       });
       report.outcome(String(res.statusCode));
       if (res.statusCode >= 500) {
-        report.violation({ kind: 'server_error', index: i, input, answer: `${res.statusCode} ${clip(res.body)}` });
+        const kind = isOpenVerifyRangeBug(r.verify) ? 'known_open' : 'server_error';
+        report.violation({ kind, index: i, input, answer: `${res.statusCode} ${clip(res.body)}` });
       }
     } catch (err) {
       report.violation({ kind: 'crash', index: i, input, answer: clip(String((err as Error).stack)) });

@@ -1,0 +1,48 @@
+/**
+ * The reconstruction/verify API (`tooltrail serve-api`) and the CLI against the real ClickHouse, each in a fresh
+ * database: generated requests with and without a bearer token, and garbage command lines (fuzz/targets/).
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { TargetReport } from '../../../fuzz/report.ts';
+import { buildFuzzApiServer, fuzzApi } from '../../../fuzz/targets/api.ts';
+import { fuzzCli } from '../../../fuzz/targets/cli.ts';
+import { freshDatabase, type TestDatabase } from '../../support/services.ts';
+
+describe('API and CLI fuzzing against ClickHouse', () => {
+  let db: TestDatabase;
+  let app: FastifyInstance;
+  before(async () => {
+    db = await freshDatabase('tt_fuzz');
+    app = await buildFuzzApiServer(db.ch, db.schema);
+  });
+  after(async () => {
+    await app?.close();
+    await db?.drop();
+  });
+
+  it('the reconstruction and verify API never answers 5xx to a malformed request, but for the open verify-range bug (800 seeded cases)', async () => {
+    const report = new TargetReport('api');
+    await fuzzApi(app, 800, 20261130, report);
+    // A 500 of the open verify-range bug (fuzz/README.md, reported to audit/'s owner) is counted apart; any other fails.
+    const unexplained = report.examples.filter((v) => v.kind !== 'known_open');
+    assert.deepEqual(
+      unexplained.map((v) => `${v.input} -> ${v.answer}`),
+      [],
+    );
+    assert.equal(report.violations, report.counts.known_open);
+    for (const status of ['200', '400', '404']) assert.ok(report.outcomes.get(status), `no ${status} answer`);
+  });
+
+  it('the CLI never crashes nor prints a stack trace on a garbage command line against a real database, but for the open verify-range bug (300 cases)', async () => {
+    const report = new TargetReport('cli-database');
+    await fuzzCli(300, 20261130, report, db.database);
+    // `verify` over a range outside UInt32 seconds is the open verify-range bug, counted apart; anything else fails.
+    assert.deepEqual(
+      report.examples.filter((v) => v.kind !== 'known_open'),
+      [],
+    );
+    assert.equal(report.violations, report.counts.known_open);
+  });
+});
