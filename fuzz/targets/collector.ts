@@ -15,12 +15,14 @@ import { Rng, uri } from '../rng.ts';
 
 const TOKEN = 'fuzz-token-0123456789abcdef';
 
-/** Counts the spans it is handed and drops them. */
-class CountingSink implements SpanSink {
+/** Counts the spans it is handed and drops them; `loseOne` under-counts each write by one (the checker's own test). */
+export class CountingSink implements SpanSink {
   readonly name = 'fuzz';
   spans = 0;
+  constructor(private readonly loseOne = false) {}
   async write(request: ExportTraceServiceRequest): Promise<void> {
     for (const r of request.resourceSpans) for (const s of r.scopeSpans) this.spans += s.spans.length;
+    if (this.loseOne) this.spans--;
   }
   async ready(): Promise<boolean> {
     return true;
@@ -52,48 +54,50 @@ function rejectedOf(contentType: string | undefined, payload: Buffer): number | 
   }
 }
 
-export const otlpTarget: FuzzTarget = {
-  name: 'otlp',
-  async run(cases, seed) {
-    const report = new TargetReport('otlp');
-    const rng = new Rng(seed);
-    const sink = new CountingSink();
-    const app = await buildApp(sink);
-    try {
-      for (let i = 0; i < cases; i++) {
-        const c = otlpCase(rng, { token: TOKEN });
-        const input = `${c.label} headers=${JSON.stringify(c.headers)} body=${clip(c.body.toString('base64'), 200)}`;
-        report.cases++;
-        const before = sink.spans;
-        let res: Awaited<ReturnType<FastifyInstance['inject']>>;
-        try {
-          res = await app.inject({ method: 'POST', url: '/v1/traces', headers: c.headers, payload: c.body });
-        } catch (err) {
-          report.violation({ kind: 'crash', index: i, input, answer: clip(String((err as Error).stack)) });
-          continue;
-        }
-        report.outcome(String(res.statusCode));
-        if (res.statusCode >= 500) {
-          report.violation({ kind: 'server_error', index: i, input, answer: `${res.statusCode} ${clip(res.body)}` });
-        }
-        if (res.statusCode === 200 && c.spans !== undefined) {
-          const rejected = rejectedOf(res.headers['content-type'] as string | undefined, res.rawPayload);
-          const accepted = sink.spans - before;
-          if (rejected === undefined || accepted + rejected !== c.spans) {
-            report.violation({
-              kind: 'span_lost',
-              index: i,
-              input,
-              answer: `sent ${c.spans}, accepted ${accepted}, rejected ${rejected}: ${clip(res.body)}`,
-            });
-          }
+/** Posts `cases` generated OTLP requests to a collector whose sink is `sink`. */
+export async function fuzzOtlp(sink: CountingSink, cases: number, seed: number): Promise<TargetReport> {
+  const report = new TargetReport('otlp');
+  const rng = new Rng(seed);
+  const app = await buildApp(sink);
+  try {
+    for (let i = 0; i < cases; i++) {
+      const c = otlpCase(rng, { token: TOKEN });
+      const input = `${c.label} headers=${JSON.stringify(c.headers)} body=${clip(c.body.toString('base64'), 200)}`;
+      report.cases++;
+      const before = sink.spans;
+      let res: Awaited<ReturnType<FastifyInstance['inject']>>;
+      try {
+        res = await app.inject({ method: 'POST', url: '/v1/traces', headers: c.headers, payload: c.body });
+      } catch (err) {
+        report.violation({ kind: 'crash', index: i, input, answer: clip(String((err as Error).stack)) });
+        continue;
+      }
+      report.outcome(String(res.statusCode));
+      if (res.statusCode >= 500) {
+        report.violation({ kind: 'server_error', index: i, input, answer: `${res.statusCode} ${clip(res.body)}` });
+      }
+      if (res.statusCode === 200 && c.spans !== undefined) {
+        const rejected = rejectedOf(res.headers['content-type'] as string | undefined, res.rawPayload);
+        const accepted = sink.spans - before;
+        if (rejected === undefined || accepted + rejected !== c.spans) {
+          report.violation({
+            kind: 'span_lost',
+            index: i,
+            input,
+            answer: `sent ${c.spans}, accepted ${accepted}, rejected ${rejected}: ${clip(res.body)}`,
+          });
         }
       }
-    } finally {
-      await app.close();
     }
-    return report;
-  },
+  } finally {
+    await app.close();
+  }
+  return report;
+}
+
+export const otlpTarget: FuzzTarget = {
+  name: 'otlp',
+  run: (cases, seed) => fuzzOtlp(new CountingSink(), cases, seed),
 };
 
 const PROBE_PATHS = [

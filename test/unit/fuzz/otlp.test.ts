@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { deepJson, deepProtobuf, otlpCase } from '../../../fuzz/otlp-gen.ts';
 import { Rng } from '../../../fuzz/rng.ts';
-import { otlpTarget, probesTarget } from '../../../fuzz/targets/collector.ts';
+import { CountingSink, fuzzOtlp, otlpTarget, probesTarget } from '../../../fuzz/targets/collector.ts';
 
 describe('OTLP endpoint fuzzing', () => {
   it('never answers 5xx to a malformed OTLP body and never silently loses a valid span (1,500 seeded cases)', async () => {
@@ -24,6 +24,11 @@ describe('OTLP endpoint fuzzing', () => {
     assert.deepEqual(report.examples, []);
     assert.equal(report.violations, 0);
     assert.ok(report.outcomes.get('200') && report.outcomes.get('404'));
+  });
+
+  it('reports a span that reached neither the sink nor partial_success (the no-loss check can fail)', async () => {
+    const report = await fuzzOtlp(new CountingSink(true), 200, 7);
+    assert.ok(report.counts.span_lost > 0, 'a sink losing one span per write went unnoticed');
   });
 
   it('generates well-formed requests whose spans it counts, and deep bodies beyond the converter bound', () => {
