@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
 import type { SchemaConfig } from '../../../ingest/schema/config.ts';
+import { apiAuthPlugin } from '../../../platform/auth/api-auth.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
 import { reconstructApiPlugin } from '../../../reconstruct/api.ts';
 import { MAX_PARAM_LENGTH } from '../../../reconstruct/server.ts';
@@ -21,6 +22,8 @@ function spyClient() {
 async function app() {
   const spy = spyClient();
   const f = Fastify({ routerOptions: { maxParamLength: MAX_PARAM_LENGTH } });
+  // The plugin reads the caller's tenant set by the auth plugin; one tenant, as `serve-api --no-auth` serves.
+  await f.register(apiAuthPlugin, { mode: 'none', tenant: 'acme' });
   await f.register(reconstructApiPlugin, { ch: spy.ch, schema: { database: 'tooltrail', retentionDays: 400 } });
   await f.ready();
   return { f, queries: spy.queries };
@@ -68,9 +71,14 @@ describe('reconstruction API input validation', () => {
   it('rejects a malformed tenant, fingerprint, format or unknown parameter with 400 and runs no query', async () => {
     const { f, queries } = await app();
     try {
-      const urls = [
+      // A tenant other than the caller's (malformed or not) is refused earlier, with 403 (test/unit/security).
+      for (const url of [
         "/v1/reconstruct/sessions/sess-1?tenant=acme'%20OR%201=1",
         '/v1/reconstruct/sessions/sess-1?tenant=',
+      ]) {
+        assert.equal((await f.inject({ method: 'GET', url })).statusCode, 403, url);
+      }
+      const urls = [
         '/v1/reconstruct/sessions/sess-1?format=pdf',
         '/v1/reconstruct/findings/not-hex',
         "/v1/reconstruct/findings/abcdef01'",
