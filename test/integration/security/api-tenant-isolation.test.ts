@@ -184,7 +184,7 @@ describe('serve-api tenant isolation', () => {
     }
   });
 
-  it('no-auth mode reads its one tenant only and refuses to listen beyond loopback', async () => {
+  it('no-auth mode reads its one tenant only, refuses to listen beyond loopback, and says so at start', async () => {
     const local = await buildApiServer({ ch: db.ch, schema: db.schema, auth: { mode: 'none', tenant: 'acme' } });
     try {
       const own = await local.inject({ method: 'GET', url: `/v1/reconstruct/sessions/${shared.session}` });
@@ -211,6 +211,18 @@ describe('serve-api tenant isolation', () => {
       }),
       /loopback only/,
     );
+    const local2 = await startApiServer({
+      ch: db.ch,
+      schema: db.schema,
+      auth: { mode: 'none', tenant: 'acme' },
+      host: '127.0.0.1',
+      port: 0,
+      logger: false,
+      notice: (l) => notices.push(l),
+    });
+    await local2.close();
+    assert.equal(notices.length, 1);
+    assert.match(notices[0]!, /AUTHENTICATION DISABLED .* tenant "acme"; listening on loopback only/);
   });
 
   it('bearer mode refuses to start without tokens', async () => {
