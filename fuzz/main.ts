@@ -6,12 +6,12 @@
 import { parseArgs } from 'node:util';
 import { clip, type FuzzTarget, type TargetReport } from './report.ts';
 import { targetSeed } from './rng.ts';
-import { otlpTarget, probesTarget } from './targets/collector.ts';
+import { otlpTarget, otlpThreadsTarget, probesTarget } from './targets/collector.ts';
 
 async function loadTargets(): Promise<FuzzTarget[]> {
   const { apiTarget } = await import('./targets/api.ts');
   const { cliTarget, cliDatabaseTarget } = await import('./targets/cli.ts');
-  return [otlpTarget, probesTarget, apiTarget, cliTarget, cliDatabaseTarget];
+  return [otlpTarget, otlpThreadsTarget, probesTarget, apiTarget, cliTarget, cliDatabaseTarget];
 }
 
 function print(r: TargetReport, ms: number): void {

@@ -8,7 +8,12 @@ import type { FastifyInstance } from 'fastify';
 import { loadCollectorConfig } from '../../collector/config.ts';
 import { buildCollectorServer } from '../../collector/server.ts';
 import type { SpanSink } from '../../collector/sink.ts';
-import { decodeExportTraceServiceResponse, type ExportTraceServiceRequest } from '../../platform/otlp/index.ts';
+import type { TraceMessage } from '../../collector/split-by-trace.ts';
+import {
+  decodeExportTraceServiceRequest,
+  decodeExportTraceServiceResponse,
+  type ExportTraceServiceRequest,
+} from '../../platform/otlp/index.ts';
 import { otlpCase } from '../otlp-gen.ts';
 import { clip, type FuzzTarget, TargetReport } from '../report.ts';
 import { Rng, uri } from '../rng.ts';
@@ -30,12 +35,24 @@ export class CountingSink implements SpanSink {
   async close(): Promise<void> {}
 }
 
+/** The same for per-trace messages: the collector then prepares requests on its decode threads. */
+export class EncodedCountingSink extends CountingSink {
+  async writeEncoded(messages: TraceMessage[]): Promise<void> {
+    for (const m of messages)
+      this.spans += decodeExportTraceServiceRequest(m.value).resourceSpans.reduce(
+        (n, r) => n + r.scopeSpans.reduce((k, s) => k + s.spans.length, 0),
+        0,
+      );
+  }
+}
+
 async function buildApp(sink: SpanSink): Promise<FastifyInstance> {
   const config = loadCollectorConfig({
     env: { TOOLTRAIL_COLLECTOR_TOKENS: `${TOKEN}=fuzz-tenant` },
     // Small limits so bombs and huge bodies reach the 413 paths quickly.
     overrides: {
       sink: 'discard',
+      decodeThreads: sink instanceof EncodedCountingSink ? 2 : 0,
       limits: { maxBodyBytes: 1024 * 1024, maxWireBytes: 1024 * 1024, maxInFlightBytes: 64 * 1024 * 1024 },
     },
   });
@@ -55,8 +72,8 @@ function rejectedOf(contentType: string | undefined, payload: Buffer): number | 
 }
 
 /** Posts `cases` generated OTLP requests to a collector whose sink is `sink`. */
-export async function fuzzOtlp(sink: CountingSink, cases: number, seed: number): Promise<TargetReport> {
-  const report = new TargetReport('otlp');
+export async function fuzzOtlp(sink: CountingSink, cases: number, seed: number, name = 'otlp'): Promise<TargetReport> {
+  const report = new TargetReport(name);
   const rng = new Rng(seed);
   const app = await buildApp(sink);
   try {
@@ -98,6 +115,12 @@ export async function fuzzOtlp(sink: CountingSink, cases: number, seed: number):
 export const otlpTarget: FuzzTarget = {
   name: 'otlp',
   run: (cases, seed) => fuzzOtlp(new CountingSink(), cases, seed),
+};
+
+/** The same cases through the decode threads (prepare-pool.ts), as with the Kafka sink. */
+export const otlpThreadsTarget: FuzzTarget = {
+  name: 'otlp-threads',
+  run: (cases, seed) => fuzzOtlp(new EncodedCountingSink(), cases, seed, 'otlp-threads'),
 };
 
 const PROBE_PATHS = [

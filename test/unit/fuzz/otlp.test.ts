@@ -6,7 +6,13 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { deepJson, deepProtobuf, otlpCase } from '../../../fuzz/otlp-gen.ts';
 import { Rng } from '../../../fuzz/rng.ts';
-import { CountingSink, fuzzOtlp, otlpTarget, probesTarget } from '../../../fuzz/targets/collector.ts';
+import {
+  CountingSink,
+  fuzzOtlp,
+  otlpTarget,
+  otlpThreadsTarget,
+  probesTarget,
+} from '../../../fuzz/targets/collector.ts';
 
 describe('OTLP endpoint fuzzing', () => {
   it('never answers 5xx to a malformed OTLP body and never silently loses a valid span (1,500 seeded cases)', async () => {
@@ -17,6 +23,13 @@ describe('OTLP endpoint fuzzing', () => {
     // The cases reach every stage: accepted (200), refused as not OTLP (400), unauthenticated, wrong type, too large.
     for (const status of ['200', '400', '401', '413', '415'])
       assert.ok(report.outcomes.get(status), `no ${status} answer`);
+  });
+
+  it('never answers 5xx to a malformed OTLP body when it decodes on its decode threads (300 cases)', async () => {
+    const report = await otlpThreadsTarget.run(300, 20261130);
+    assert.deepEqual(report.examples, []);
+    assert.equal(report.violations, 0);
+    assert.ok(report.outcomes.get('200') && report.outcomes.get('400'));
   });
 
   it('never answers 5xx on its probes and unknown routes to random paths, queries and headers (1,000 cases)', async () => {
