@@ -267,7 +267,7 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     out(`  HTML report of the bad session: ${relative(process.cwd(), htmlReport)} (open it in a browser)`);
     out(`  pages: ${stack.pagesTo}`);
     out(
-      `  the same from the CLI: TOOLTRAIL_CLICKHOUSE_DATABASE=${database} npx tooltrail findings | warnings | reconstruct --session ${SESSIONS.unguarded}`,
+      `  the same from the CLI: TOOLTRAIL_CLICKHOUSE_DATABASE=${database} npx tooltrail findings --tenant ${TENANT} | warnings --tenant ${TENANT} | reconstruct --session ${SESSIONS.unguarded}`,
     );
     out(
       '  dashboards: `docker compose up`, then Grafana at http://127.0.0.1:3000 (folder "tooltrail"); see dashboards/README.md',
