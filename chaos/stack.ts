@@ -65,7 +65,8 @@ export class Component {
     readonly name: string,
     private readonly args: string[],
     private readonly env: NodeJS.ProcessEnv,
-    private readonly ready: () => Promise<boolean>,
+    /** Ready once this answers true; gets the output lines of the current run (not the previous ones). */
+    private readonly ready: (linesSinceStart: string[]) => Promise<boolean>,
   ) {}
 
   get pid(): number | undefined {
@@ -74,6 +75,7 @@ export class Component {
 
   async start(timeoutMs = 60_000): Promise<void> {
     this.planned = false;
+    const lines: string[] = [];
     const child = spawn(process.execPath, [CLI, ...this.args], {
       env: this.env,
       detached: true,
@@ -81,7 +83,11 @@ export class Component {
     });
     this.child = child;
     const keep = (d: Buffer) => {
-      for (const line of d.toString().split('\n')) if (line.trim()) this.log.push(line);
+      for (const line of d.toString().split('\n')) {
+        if (!line.trim()) continue;
+        this.log.push(line);
+        if (lines.length < 50) lines.push(line);
+      }
       if (this.log.length > 200) this.log.splice(0, this.log.length - 200);
     };
     child.stdout?.on('data', keep);
@@ -102,7 +108,7 @@ export class Component {
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (child.exitCode !== null || child.signalCode !== null) return; // the supervisor restarts it
-      if (await this.ready()) return;
+      if (await this.ready(lines)) return;
       await sleep(200);
     }
     throw new Error(`${this.name} not ready after ${timeoutMs / 1000} s: ${this.log.slice(-5).join(' | ')}`);
