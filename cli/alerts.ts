@@ -371,6 +371,8 @@ export function registerAlertsCommands(program: Command, io: AlertsCliIo = defau
         o: { tenant?: string; due?: string; owner?: string; team: string; by?: string; reason: string },
       ) => {
         const c = config(io);
+        // --owner also assigns the (code, source) pair: the owner store's rules apply (both non-empty).
+        if (o.owner !== undefined) parseSubject('warning', code, source);
         const now = io.clock();
         const due = addSeconds(now, o.due ? duration(o.due) : c.warnings.remindAfterDays * 86_400);
         const tenant = await withClickHouse(io, ({ ch, database }) =>

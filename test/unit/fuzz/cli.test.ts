@@ -44,11 +44,13 @@ describe('CLI fuzzing (offline)', () => {
         ['owners', 'set', 'warning', 'W1', '--owner', 'o', '--reason', 'r'],
         ['owners', 'set', 'agent', 'a', '--source', 's', '--owner', 'o', '--reason', 'r'],
         ['owners', 'remove', 'warning', 'W1', '--reason', 'r'],
+        ['warnings', 'ack', '', 'src', '--owner', 'o', '--tenant', 't', '--reason', 'r'],
+        ['warnings', 'ack', 'W1', '', '--owner', 'o', '--tenant', 't', '--reason', 'r'],
       ]) {
         const r = await runCli(args);
         assert.equal(r.escaped, undefined, `${args.join(' ')} escaped: ${String(r.escaped)}`);
         assert.equal(r.code, 1);
-        assert.match(r.err, /^tooltrail: .*--source.*\n$/);
+        assert.match(r.err, /^tooltrail: .*(--source|subject).*\n$/);
       }
     });
   });
