@@ -19,7 +19,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
@@ -57,6 +57,7 @@ const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 /** What the run created, dropped at the end whatever happens. */
 const createdTopics: string[] = [];
 const createdDatabases: string[] = [];
+const createdFiles: string[] = [];
 
 // ---------------------------------------------------------------------------------------------- load
 
@@ -64,46 +65,62 @@ function kv(key: string, value: KeyValue['value']): KeyValue {
   return { key, value };
 }
 
-/** One request of tool spans as an agent runtime's SDK sends them (the collector bench's shape). */
+const TOOLS = ['list_service_accounts', 'get_user', 'search_tickets', 'update_ticket', 'delete_branch', 'run_query'];
+const AGENTS = ['ops-agent', 'support-agent', 'data-agent'];
+
+/**
+ * One request of tool spans as an agent runtime's SDK sends them: every span distinct (ids, call ids, times,
+ * durations, counts), values varying as real ones do, so the bytes-on-disk comparison does not reward repeats.
+ */
 function makeBody(seed: number): Buffer {
   const spans: Span[] = [];
-  const now = BigInt(Date.now()) * 1_000_000n;
+  const base = BigInt(Date.now() - 3_600_000) * 1_000_000n + BigInt(seed) * 2_000_000_000n;
+  const agent = AGENTS[seed % AGENTS.length] as string;
   for (let t = 0; t < SPANS_PER_REQUEST / SPANS_PER_TRACE; t++) {
     const traceId = randomBytes(16);
+    let start = base + BigInt(t) * 15_000_000n;
     for (let s = 0; s < SPANS_PER_TRACE; s++) {
-      const start = now + BigInt(t * 1000 + s);
+      const tool = TOOLS[(seed + t + s) % TOOLS.length] as string;
+      const mutation = tool.startsWith('update') || tool.startsWith('delete');
+      const complete = Math.random() < 0.8;
+      const duration = BigInt(Math.floor(1_000_000 + Math.random() ** 2 * 900_000_000));
       spans.push({
         traceId,
         spanId: randomBytes(8),
-        parentSpanId: s === 0 ? null : randomBytes(8),
-        name: toolSpanName('list_service_accounts'),
+        parentSpanId: randomBytes(8),
+        name: toolSpanName(tool),
         kind: 1,
         startTimeUnixNano: start.toString(),
-        endTimeUnixNano: (start + 2_500_000n).toString(),
+        endTimeUnixNano: (start + duration).toString(),
         attributes: [
           kv(GenAi.OPERATION_NAME, { stringValue: EXECUTE_TOOL }),
-          kv(GenAi.TOOL_NAME, { stringValue: 'list_service_accounts' }),
-          kv(GenAi.TOOL_CALL_ID, { stringValue: `call_${randomBytes(6).toString('hex')}` }),
+          kv(GenAi.TOOL_NAME, { stringValue: tool }),
+          kv(GenAi.TOOL_CALL_ID, { stringValue: `call_${randomBytes(12).toString('base64url')}` }),
           kv(GenAi.CONVERSATION_ID, { stringValue: `session-${seed}-${t}` }),
-          kv(GenAi.AGENT_NAME, { stringValue: 'ops-agent' }),
-          kv(Attr.EFFECT, { stringValue: s % 4 === 3 ? 'mutation' : 'read' }),
-          kv(Attr.RESULT_STATUS, { stringValue: 'partial' }),
-          kv(Attr.RESULT_COMPLETE, { boolValue: false }),
-          kv(Attr.RESULT_REASONS, { arrayValue: { values: [{ stringValue: 'MORE_PAGES_AVAILABLE' }] } }),
-          kv(Attr.RESULT_ITEM_COUNT, { intValue: 50 }),
-          kv(Attr.RESULT_CONTINUATION, { stringValue: 'next_cursor' }),
-          kv(Attr.SCOPE_RESOURCE, { stringValue: 'service_accounts' }),
+          kv(GenAi.AGENT_NAME, { stringValue: agent }),
+          kv(Attr.EFFECT, { stringValue: mutation ? 'mutation' : 'read' }),
+          kv(Attr.RESULT_STATUS, { stringValue: complete ? 'complete' : 'partial' }),
+          kv(Attr.RESULT_COMPLETE, { boolValue: complete }),
+          ...(complete
+            ? []
+            : [
+                kv(Attr.RESULT_REASONS, { arrayValue: { values: [{ stringValue: 'MORE_PAGES_AVAILABLE' }] } }),
+                kv(Attr.RESULT_CONTINUATION, { stringValue: 'next_cursor' }),
+              ]),
+          kv(Attr.RESULT_ITEM_COUNT, { intValue: Math.floor(Math.random() * 200) }),
+          kv(Attr.SCOPE_RESOURCE, { stringValue: tool.split('_').slice(1).join('_') }),
           kv(Attr.SESSION_SEQUENCE, { intValue: s + 1 }),
         ],
         status: { code: 0 },
       });
+      start += duration + BigInt(Math.floor(Math.random() * 50_000_000));
     }
   }
   return Buffer.from(
     encodeExportTraceServiceRequest({
       resourceSpans: [
         {
-          resource: { attributes: [kv('service.name', { stringValue: 'ops-agent' })] },
+          resource: { attributes: [kv('service.name', { stringValue: agent })] },
           scopeSpans: [{ scope: { name: 'tooltrail', version: '0.1.0' }, spans }],
         },
       ],
@@ -132,13 +149,20 @@ function post(agent: Agent, port: number, body: Buffer): Promise<number> {
   });
 }
 
-/** Posts `requests` bodies with `concurrency` clients; a non-200 is retried after 100 ms (counted). */
-async function send(port: number, bodies: Buffer[], requests: number, concurrency: number): Promise<number> {
+/** Posts bodies[first .. first+requests) with `concurrency` clients; a non-200 is retried after 100 ms (counted). */
+async function send(
+  port: number,
+  bodies: Buffer[],
+  first: number,
+  requests: number,
+  concurrency: number,
+): Promise<number> {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
-  let next = 0;
+  let next = first;
+  const end = first + requests;
   let retries = 0;
   const worker = async () => {
-    while (next < requests) {
+    while (next < end) {
       const body = bodies[next++ % bodies.length] as Buffer;
       while ((await post(agent, port, body)) !== 200) {
         retries++;
@@ -286,6 +310,7 @@ async function intoKafka(side: Side, topic: string, bodies: Buffer[], spans: num
   } else {
     const metricsPort = await freePort();
     const config = join(CACHE_DIR, `anchor-kafka-${RUN}.yaml`);
+    createdFiles.push(config);
     writeFileSync(config, otelKafkaConfig({ otlpPort: port, metricsPort, brokers: svc.kafka.brokers, topic }));
     child = start(ensureOtelcol(), ['--config', config], process.env, 'otelcol');
     await until('otelcol', async () => (await httpGet(port, '/v1/traces')) !== undefined, 60_000);
@@ -294,11 +319,11 @@ async function intoKafka(side: Side, topic: string, bodies: Buffer[], spans: num
   }
   try {
     const sent = (n: number) => n * SPANS_PER_REQUEST;
-    await send(port, bodies, warmRequests, concurrency);
+    await send(port, bodies, 0, warmRequests, concurrency);
     await until(`${side} warm-up delivered`, async () => (await delivered()) >= sent(warmRequests), 60_000, 20);
     const c0 = treeCpuMs(child.pid);
     const t0 = performance.now();
-    const retries = await send(port, bodies, requests, concurrency);
+    const retries = await send(port, bodies, warmRequests, requests, concurrency);
     const target = sent(warmRequests + requests);
     await until(`${side} delivered`, async () => (await delivered()) >= target, 120_000, 20);
     const seconds = (performance.now() - t0) / 1000;
@@ -351,6 +376,7 @@ async function intoClickHouse(
   } else {
     table = `${database}.otel_traces`;
     const config = join(CACHE_DIR, `anchor-clickhouse-${RUN}-${round}.yaml`);
+    createdFiles.push(config);
     writeFileSync(
       config,
       otelClickHouseConfig({
@@ -366,7 +392,14 @@ async function intoClickHouse(
     );
     child = start(ensureOtelcol(), ['--config', config], process.env, 'otelcol');
   }
-  const rows = async () => count(ch, `SELECT count() AS n FROM ${table}`).catch(() => 0);
+  // The exporter creates its table once it started: ask system.tables first (a failed query logs an error).
+  const [db, name] = table.split('.') as [string, string];
+  let exists = false;
+  const rows = async () => {
+    exists ||=
+      (await count(ch, `SELECT count() AS n FROM system.tables WHERE database = '${db}' AND name = '${name}'`)) > 0;
+    return exists ? count(ch, `SELECT count() AS n FROM ${table}`) : 0;
+  };
   try {
     // From the first row visible: start-up (tsx, Go runtime, schema creation, group join) is not throughput.
     let first = 0;
@@ -464,8 +497,11 @@ async function main(): Promise<void> {
     requestTimeoutMs: 120_000,
   });
   const kafka = createKafkaClient({ brokers: svc.kafka.brokers, clientId: 'bench-anchor', quiet: true });
-  const bodies = Array.from({ length: 16 }, (_, i) => makeBody(i));
   const requests = Math.ceil(spans / SPANS_PER_REQUEST);
+  // Every request of a round distinct; each side and round sends the same ones.
+  const bodies = Array.from({ length: Math.ceil(Number(args.warmup) / SPANS_PER_REQUEST) + requests }, (_, i) =>
+    makeBody(i),
+  );
   console.log(
     `anchor: tooltrail vs ${binary.replace(`${REPO_ROOT}/`, '')}; ${fmt(requests * SPANS_PER_REQUEST)} spans per round ` +
       `(${SPANS_PER_REQUEST}/request, ${SPANS_PER_TRACE}/trace, ~${Math.round((bodies[0] as Buffer).length / 1024)} KiB protobuf), ` +
@@ -627,6 +663,7 @@ async function main(): Promise<void> {
   } finally {
     for (const db of createdDatabases) await ch.command({ query: `DROP DATABASE IF EXISTS ${db}` }).catch(() => {});
     await deleteTopics(kafka, createdTopics).catch(() => {});
+    for (const f of createdFiles) rmSync(f, { force: true });
     await ch.close();
   }
 }
