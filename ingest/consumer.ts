@@ -362,7 +362,15 @@ export class IngestLoop {
         await this.o.batchLog.record([{ partition: p, range, messages: entries.length, state: BATCH_INTENT }]);
       }
       await Promise.all([
-        this.o.writer.writeRows(rows, { dedupToken: batchToken(this.o.topic, p, range) }),
+        this.o.writer.writeRows(rows, {
+          dedupToken: batchToken(this.o.topic, p, range),
+          // The digest worker re-flattens these bytes instead of receiving every row by structured clone.
+          digestSource: {
+            kind: 'otlp',
+            messages: entries.map((e) => (e.flat ? e.message.value : null)),
+            flatten: this.o.flatten,
+          },
+        }),
         letters.length > 0 ? this.o.deadLetters.send(letters) : Promise.resolve(),
       ]);
     } catch (err) {

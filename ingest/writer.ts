@@ -6,7 +6,7 @@
  */
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import type { DigestRecorder } from '../audit/recorder.ts';
+import type { DigestRecorder, DigestSource } from '../audit/recorder.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { encodeJsonCompactEachRow } from './encode.ts';
 import type { IngestMetrics } from './metrics.ts';
@@ -26,6 +26,11 @@ export const TABLES = { toolCalls: 'tool_calls', warnings: 'tool_call_warnings',
 export interface WriteOptions {
   /** Same token + same rows = stored once. Omit only for data that may be duplicated on retry. */
   dedupToken?: string;
+  /**
+   * What the digest worker may hash instead of cloning `rows` (the Kafka messages they were flattened from); it
+   * must yield exactly `rows`. Without it the worker gets the rows.
+   */
+  digestSource?: DigestSource;
 }
 
 export interface WriteResult {
@@ -92,8 +97,10 @@ export function createClickHouseWriter(ch: ClickHouseClient, options: ClickHouse
   const now = options.now ?? Date.now;
   const format = options.format ?? 'native';
   return {
-    async writeRows(rows, { dedupToken } = {}) {
+    async writeRows(rows, { dedupToken, digestSource } = {}) {
       const started = now();
+      // The digest worker hashes while we encode and ClickHouse inserts; recorded below, only after the ack.
+      const prepared = options.digests?.prepare?.(digestSource ?? { kind: 'rows', rows });
       const jobs: Promise<void>[] = [];
       const table = (name: string) => `${db}.${name}`;
       const token = (name: string) => (dedupToken === undefined ? undefined : `${dedupToken}:${name}`);
@@ -115,7 +122,7 @@ export function createClickHouseWriter(ch: ClickHouseClient, options: ClickHouse
       const settled = await Promise.allSettled(jobs);
       const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
       if (failed) throw failed.reason;
-      await options.digests?.record(rows, { batchId: dedupToken });
+      await options.digests?.record(rows, { batchId: dedupToken, prepared });
       const result: WriteResult = {
         rows: { toolCalls: rows.toolCalls.length, warnings: rows.warnings.length, spans: rows.spans.length },
         insertMs: now() - started,

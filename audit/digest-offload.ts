@@ -1,0 +1,76 @@
+/**
+ * Runs the per-row digest work (canonical text + SHA-256, ~10 us/row) on one worker thread instead of the ingest's
+ * main thread, which is its bottleneck. One worker per process, created on first use, unref'd while idle so it
+ * never keeps a process alive. Any failure (worker crash, load error) resolves `undefined`: the recorder then
+ * computes the same entries on the main thread, so the offload can cost speed but never a digest.
+ */
+import { Worker } from 'node:worker_threads';
+import { type ComputedEntries, type DigestSource, packMessages, type WorkerResponse } from './digest-source.ts';
+
+// The sources are TypeScript: the worker registers tsx itself (the parent may have done so through `--import tsx`
+// or tsx's `register()` in bin/tooltrail.js, which a worker does not inherit).
+const WORKER_URL = new URL('./digest-worker.ts', import.meta.url).href;
+const TSX_API = import.meta.resolve('tsx/esm/api');
+const BOOT = `import(${JSON.stringify(TSX_API)}).then((m) => { m.register(); return import(${JSON.stringify(WORKER_URL)}); });`;
+
+interface Pending {
+  resolve(result: ComputedEntries | undefined): void;
+}
+
+let worker: Worker | undefined;
+const pending = new Map<number, Pending>();
+let nextId = 1;
+
+function settleAll(): void {
+  for (const p of pending.values()) p.resolve(undefined);
+  pending.clear();
+}
+
+function ensureWorker(): Worker {
+  if (worker) return worker;
+  const w = new Worker(BOOT, { eval: true, execArgv: [] });
+  w.unref();
+  w.on('message', (res: WorkerResponse) => {
+    const p = pending.get(res.id);
+    pending.delete(res.id);
+    if (pending.size === 0) w.unref();
+    p?.resolve('result' in res ? res.result : undefined);
+  });
+  const gone = () => {
+    if (worker === w) worker = undefined;
+    settleAll();
+  };
+  w.on('error', gone);
+  w.on('exit', gone);
+  worker = w;
+  return w;
+}
+
+/** Starts computing a batch's entries on the worker; resolves `undefined` if the worker could not. */
+export function computeOffMainThread(source: DigestSource): Promise<ComputedEntries | undefined> {
+  return new Promise((resolve) => {
+    const id = nextId++;
+    try {
+      const w = ensureWorker();
+      pending.set(id, { resolve });
+      w.ref();
+      if (source.kind === 'rows') {
+        w.postMessage({ id, kind: 'rows', rows: source.rows });
+      } else {
+        const { bytes, ends } = packMessages(source.messages);
+        w.postMessage({ id, kind: 'otlp', bytes, ends, flatten: source.flatten }, [bytes.buffer, ends.buffer]);
+      }
+    } catch {
+      pending.delete(id);
+      resolve(undefined);
+    }
+  });
+}
+
+/** Stops the worker (tests; a process exits without it, the worker being unref'd when idle). */
+export async function stopDigestWorker(): Promise<void> {
+  const w = worker;
+  worker = undefined;
+  settleAll();
+  if (w) await w.terminate();
+}

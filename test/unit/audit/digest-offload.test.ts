@@ -1,0 +1,216 @@
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { after, describe, it } from 'node:test';
+import { canonicalRow, entryHash, sha256, TABLE_SPECS, type TableSpec, valuesOf } from '../../../audit/canonical.ts';
+import { computeOffMainThread, stopDigestWorker } from '../../../audit/digest-offload.ts';
+import { entriesFromOtlp, packMessages } from '../../../audit/digest-source.ts';
+import { createDigestRecorder, digestEntries, type StoredRows } from '../../../audit/recorder.ts';
+import { emptyFlattenResult, flattenInto } from '../../../ingest/flatten.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
+import { decodeExportTraceServiceRequestFast } from '../../../platform/otlp/index.ts';
+import { syntheticMessage } from '../../support/ingest.ts';
+
+after(() => stopDigestWorker());
+
+/** Small deterministic PRNG (mulberry32): failures reproduce. */
+function rng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const HOUR_S = 1_772_359_200;
+
+function randomRow(spec: TableSpec, r: () => number): Record<string, unknown> {
+  const pick = <T>(xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]!;
+  const text = () => pick(['', 'a', 'ü€😀', 'quote " and \\ back', 'line\nbreak', `v${Math.floor(r() * 1e6)}`]);
+  const time = () => {
+    const s = HOUR_S + Math.floor(r() * 7200);
+    const frac = String(Math.floor(r() * 1e9))
+      .padStart(9, '0')
+      .slice(0, 1 + Math.floor(r() * 9));
+    return pick([`${s}.${frac}`, `${s}${String(Math.floor(r() * 1e9)).padStart(9, '0')}`, `0${s}.${frac}`]);
+  };
+  const map = () => {
+    const o: Record<string, unknown> = {};
+    for (let i = Math.floor(r() * 4); i > 0; i--) o[pick(['b', 'a', 'z', 'é', 'k.1', 'K'])] = pick([text(), 7, true]);
+    return o;
+  };
+  const row: Record<string, unknown> = {};
+  for (const [name, type] of spec.columns) {
+    if (r() < 0.1) continue; // missing: the type's default
+    switch (type) {
+      case 'string':
+        row[name] = name === spec.tenant ? pick(['acme', 'beta', '']) : text();
+        break;
+      case 'bool':
+        row[name] = pick([true, false, 1, 0, '1', 'true', 'false']);
+        break;
+      case 'uint':
+        row[name] = pick([0, 17, Math.floor(r() * 2 ** 40), '18446744073709551615', '007']);
+        break;
+      case 'nullable_int':
+        row[name] = pick([null, 3, '42', '-5', 2 ** 60]);
+        break;
+      case 'time':
+        row[name] = time();
+        break;
+      case 'strings':
+        row[name] = Array.from({ length: Math.floor(r() * 3) }, text);
+        break;
+      case 'times':
+        row[name] = Array.from({ length: Math.floor(r() * 3) }, time);
+        break;
+      case 'map':
+        row[name] = pick([map(), null]);
+        break;
+      case 'maps':
+        row[name] = Array.from({ length: Math.floor(r() * 3) }, map);
+        break;
+    }
+  }
+  if (row[spec.time] === undefined) row[spec.time] = time();
+  return row;
+}
+
+function randomRows(seed: number, n: number): StoredRows {
+  const r = rng(seed);
+  const [tc, w, sp] = TABLE_SPECS;
+  return {
+    toolCalls: Array.from({ length: n }, () => randomRow(tc, r)),
+    // Few span ids, so warnings group several rows into one entry.
+    warnings: Array.from({ length: n }, () => ({ ...randomRow(w, r), span_id: `s${Math.floor(r() * 5)}` })),
+    spans: Array.from({ length: n }, () => randomRow(sp, r)),
+  };
+}
+
+const createHashHex = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** The entry hash as it was computed before the one-shot hash (createHash over the same text). */
+function referenceEntryHash(spec: TableSpec, rows: unknown[][]): string {
+  if (spec.table !== 'tool_call_warnings') return createHashHex(`${spec.table}\n${canonicalRow(spec, rows[0]!)}`);
+  return createHashHex(
+    `${spec.table}\n${rows
+      .map((x) => canonicalRow(spec, x))
+      .sort()
+      .join('\n')}`,
+  );
+}
+
+function fakeClickHouse() {
+  const inserted: Record<string, unknown>[] = [];
+  const ch = {
+    async query() {
+      return { json: async () => [] };
+    },
+    async insert(args: { values: Record<string, unknown>[] }) {
+      inserted.push(...args.values);
+    },
+  } as unknown as ClickHouseClient;
+  return { ch, inserted };
+}
+
+describe('digest offload keeps every hash byte-identical', () => {
+  it('sha256 (one-shot crypto.hash) equals createHash over random text, including non-ASCII', () => {
+    const r = rng(1);
+    for (let i = 0; i < 2000; i++) {
+      const text = Array.from({ length: Math.floor(r() * 300) }, () =>
+        String.fromCodePoint(Math.floor(r() * (r() < 0.8 ? 128 : 0x10000))),
+      ).join('');
+      assert.equal(sha256(text), createHashHex(text));
+    }
+  });
+
+  it('entry hashes over random rows of every table equal the createHash reference', () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const r = rng(seed);
+      for (const spec of TABLE_SPECS) {
+        const rows = Array.from({ length: 1 + Math.floor(r() * 3) }, () => valuesOf(spec, randomRow(spec, r)));
+        const one = spec.table === 'tool_call_warnings' ? rows : rows.slice(0, 1);
+        assert.equal(entryHash(spec, one), referenceEntryHash(spec, one), `${spec.table} seed ${seed}`);
+      }
+    }
+  });
+
+  it('the worker computes the same entries from cloned rows as the main thread', async () => {
+    for (const seed of [3, 4, 5]) {
+      const rows = randomRows(seed, 200);
+      const worker = await computeOffMainThread({ kind: 'rows', rows });
+      assert.ok(worker, 'the worker answered');
+      assert.deepEqual(worker.entries, digestEntries(rows));
+      assert.deepEqual(worker.counts, { toolCalls: 200, warnings: 200, spans: 200 });
+    }
+  });
+
+  it('the worker computes from Kafka message bytes the entries of the rows the consumer flattens from them', async () => {
+    const messages: (Buffer | null)[] = [];
+    for (let i = 0; i < 30; i++) {
+      messages.push(
+        syntheticMessage({
+          tenant: i % 3 === 0 ? 'beta' : 'acme',
+          toolSpans: 1 + (i % 7),
+          seed: 100 + i,
+          startMs: (HOUR_S + i * 300) * 1000,
+          warningEvery: 2,
+        }),
+      );
+    }
+    messages.push(null, Buffer.from([0xff, 0xff, 0xff])); // a null value; an undecodable one (dead-lettered)
+    // What the consumer does: decode each message, skip the undecodable, flatten into one set of rows.
+    const rows = emptyFlattenResult();
+    for (const m of messages) {
+      if (!m) continue;
+      try {
+        flattenInto(rows, decodeExportTraceServiceRequestFast(m));
+      } catch {}
+    }
+    assert.ok(rows.toolCalls.length > 0 && rows.warnings.length > 0 && rows.spans.length > 0);
+    const expected = digestEntries(rows);
+    const { bytes, ends } = packMessages(messages);
+    assert.deepEqual(entriesFromOtlp(bytes, ends, undefined).entries, expected);
+    const worker = await computeOffMainThread({ kind: 'otlp', messages });
+    assert.ok(worker, 'the worker answered');
+    assert.deepEqual(worker.entries, expected);
+    assert.equal(worker.counts.toolCalls, rows.toolCalls.length);
+  });
+
+  it('records from prepared entries equal records computed in record(), chained in call order', async () => {
+    const batches = [randomRows(7, 50), randomRows(8, 50), randomRows(9, 50)];
+    const now = () => (HOUR_S + 7200) * 1000;
+    const a = fakeClickHouse();
+    const b = fakeClickHouse();
+    const main = createDigestRecorder(a.ch, { database: 'db', chain: 'offload-a', now, offload: false });
+    const off = createDigestRecorder(b.ch, { database: 'db', chain: 'offload-a2', now });
+    // Prepared all at once and recorded concurrently: the chain must still follow the call order.
+    const prepared = batches.map((rows) => off.prepare!({ kind: 'rows', rows }));
+    await Promise.all(batches.map((rows, i) => off.record(rows, { batchId: `b${i}`, prepared: prepared[i] })));
+    for (const [i, rows] of batches.entries()) await main.record(rows, { batchId: `b${i}` });
+    assert.equal(a.inserted.length, b.inserted.length);
+    for (const [i, x] of a.inserted.entries()) {
+      const y = b.inserted[i]!;
+      for (const k of ['tenant', 'seq', 'hour', 'batch_id', 'row_count', 'row_ids', 'row_hashes', 'rows_hash'])
+        assert.deepEqual(y[k], x[k], `record ${i} ${k}`);
+    }
+  });
+
+  it('prepared entries that do not cover the recorded rows are not used', async () => {
+    const now = () => (HOUR_S + 7200) * 1000;
+    const a = fakeClickHouse();
+    const rec = createDigestRecorder(a.ch, { database: 'db', chain: 'offload-b', now });
+    const rows = randomRows(11, 20);
+    const other = randomRows(12, 20);
+    const stale = rec.prepare!({ kind: 'rows', rows: { ...other, spans: other.spans.slice(1) } });
+    await rec.record(rows, { batchId: 'x', prepared: stale });
+    const expected = [...digestEntries(rows).values()].flatMap((h) => [...h.values()]).flat().length;
+    const recorded = a.inserted.reduce((n, r) => n + Number(r.row_count), 0);
+    assert.equal(recorded, expected);
+    const hashes = new Set(a.inserted.flatMap((r) => r.row_hashes as string[]));
+    for (const h of digestEntries(rows).values())
+      for (const list of h.values()) for (const e of list) assert.ok(hashes.has(e.hash));
+  });
+});
