@@ -10,7 +10,7 @@ import { buildCollectorServer } from '../../collector/server.ts';
 import type { SpanSink } from '../../collector/sink.ts';
 import type { TraceMessage } from '../../collector/split-by-trace.ts';
 import {
-  decodeExportTraceServiceRequest,
+  decodeExportTraceServiceRequestFast,
   decodeExportTraceServiceResponse,
   type ExportTraceServiceRequest,
 } from '../../platform/otlp/index.ts';
@@ -35,14 +35,22 @@ export class CountingSink implements SpanSink {
   async close(): Promise<void> {}
 }
 
-/** The same for per-trace messages: the collector then prepares requests on its decode threads. */
+/**
+ * The same for per-trace messages (the collector then prepares requests on its decode threads). Each message is
+ * decoded as the ingest decodes Kafka payloads: spans in a message it cannot decode were acknowledged yet will
+ * never be stored (`poisoned`).
+ */
 export class EncodedCountingSink extends CountingSink {
+  poisoned = 0;
   async writeEncoded(messages: TraceMessage[]): Promise<void> {
-    for (const m of messages)
-      this.spans += decodeExportTraceServiceRequest(m.value).resourceSpans.reduce(
-        (n, r) => n + r.scopeSpans.reduce((k, s) => k + s.spans.length, 0),
-        0,
-      );
+    for (const m of messages) {
+      try {
+        const r = decodeExportTraceServiceRequestFast(m.value);
+        this.spans += r.resourceSpans.reduce((n, rs) => n + rs.scopeSpans.reduce((k, ss) => k + ss.spans.length, 0), 0);
+      } catch {
+        this.poisoned += m.spanCount;
+      }
+    }
   }
 }
 
@@ -76,6 +84,7 @@ export async function fuzzOtlp(sink: CountingSink, cases: number, seed: number, 
   const report = new TargetReport(name);
   const rng = new Rng(seed);
   const app = await buildApp(sink);
+  let poisonedBefore = 0;
   try {
     for (let i = 0; i < cases; i++) {
       const c = otlpCase(rng, { token: TOKEN });
@@ -93,6 +102,16 @@ export async function fuzzOtlp(sink: CountingSink, cases: number, seed: number, 
       if (res.statusCode >= 500) {
         report.violation({ kind: 'server_error', index: i, input, answer: `${res.statusCode} ${clip(res.body)}` });
       }
+      const poisoned = sink instanceof EncodedCountingSink ? sink.poisoned : 0;
+      if (res.statusCode === 200 && poisoned > poisonedBefore) {
+        report.violation({
+          kind: 'span_lost',
+          index: i,
+          input,
+          answer: `200, but ${poisoned - poisonedBefore} accepted span(s) forwarded in a message the ingest cannot decode`,
+        });
+      }
+      poisonedBefore = poisoned;
       if (res.statusCode === 200 && c.spans !== undefined) {
         const rejected = rejectedOf(res.headers['content-type'] as string | undefined, res.rawPayload);
         const accepted = sink.spans - before;
