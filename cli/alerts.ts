@@ -130,12 +130,18 @@ function parseSubject(kind: string, subject: string, source: string): SubjectKin
   return k;
 }
 
+/** Longest duration an option takes (100 years): longer ones make dates JavaScript and ClickHouse cannot hold. */
+const MAX_DURATION_SECONDS = 100 * 365 * 86_400;
+
 function duration(text: string): number {
+  let seconds: number;
   try {
-    return parseDurationSeconds(text);
+    seconds = parseDurationSeconds(text);
   } catch (err) {
     throw new AlertsConfigError((err as Error).message);
   }
+  if (!(seconds <= MAX_DURATION_SECONDS)) throw new AlertsConfigError(`duration "${text}" is longer than 100 years`);
+  return seconds;
 }
 
 /** Registers `alerts`, `findings`, `owners` and `warnings` on the tooltrail program. */

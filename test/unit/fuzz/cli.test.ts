@@ -71,6 +71,21 @@ describe('CLI fuzzing (offline)', () => {
     });
   });
 
+  it('a duration too long for a date (findings --since, warnings ack --due) fails with one line', async () => {
+    await withEnv(CLOSED, async () => {
+      for (const args of [
+        ['findings', '--since', '99999999999999999m', '--tenant', 'acme'],
+        ['warnings', 'ack', 'W1', 'src', '--due', '99999999999999999m', '--tenant', 't', '--reason', 'r'],
+        ['alerts', '--once', '--interval', '1e9w'],
+      ]) {
+        const r = await runCli(args);
+        assert.equal(r.escaped, undefined, `${args.join(' ')} escaped: ${String(r.escaped)}`);
+        assert.equal(r.code, 1);
+        assert.match(r.err, /^tooltrail: .*(longer than 100 years|invalid duration).*\n$/);
+      }
+    });
+  });
+
   it('never crashes nor prints a stack trace on a garbage command line (400 seeded cases)', async () => {
     const report = new TargetReport('cli');
     await fuzzCli(400, 20261130, report);
