@@ -211,7 +211,7 @@ async function main(): Promise<number> {
   for (const file of targets) {
     mkdirSync(dirname(file), { recursive: true });
     writeFileSync(file, json);
-    console.log(`wrote ${relative(ROOT, file) || file}`);
+    console.log(`wrote ${relative(ROOT, file).startsWith('..') ? file : relative(ROOT, file)}`);
   }
   return runExitCode(outcomes);
 }

@@ -155,7 +155,9 @@ export function tableRows(outcomes: readonly BenchOutcome[]): string[][] {
 export function formatTable(outcomes: readonly BenchOutcome[]): string {
   const rows = tableRows(outcomes);
   const full = [TABLE_HEADER, ...rows.filter((r) => r.length === TABLE_HEADER.length)];
-  const widths = TABLE_HEADER.map((_, i) => Math.max(...full.map((r) => (r[i] ?? '').length)));
+  const widths = TABLE_HEADER.map((_, i) =>
+    Math.max(...(i === 0 ? [TABLE_HEADER, ...rows] : full).map((r) => (r[i] ?? '').length)),
+  );
   const numeric = new Set([2, 3, 6]);
   const fmt = (r: string[]) =>
     r.length < TABLE_HEADER.length

@@ -197,6 +197,11 @@ describe('formatTable', () => {
     assert.ok(lines.some((l) => /^anchor\/compare\s+not available: bench\/anchor\/compare.ts does not exist$/.test(l)));
   });
 
+  it('pads the bench column to the longest bench name, failed ones included', () => {
+    const lines = formatTable([failed]).split('\n');
+    assert.equal(lines[0]?.indexOf('figure'), lines[2]?.indexOf('FAILED'));
+  });
+
   it('aligns the columns of figure rows under the header', () => {
     const lines = formatTable([ok]).split('\n');
     const unitCol = lines[0]?.indexOf('unit');
