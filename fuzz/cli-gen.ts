@@ -92,7 +92,9 @@ const COMMANDS: { words: string[]; positional?: ((rng: Rng) => string)[]; option
     words: ['findings'],
     options: [
       ['--since', duration],
+      ['--token', token],
       ['--tenant', tenant],
+      ['--all-tenants', null],
       ['--json', null],
     ],
   },
@@ -137,7 +139,9 @@ const COMMANDS: { words: string[]; positional?: ((rng: Rng) => string)[]; option
   {
     words: ['warnings'],
     options: [
+      ['--token', token],
       ['--tenant', tenant],
+      ['--all-tenants', null],
       ['--json', null],
     ],
   },
@@ -166,7 +170,9 @@ const COMMANDS: { words: string[]; positional?: ((rng: Rng) => string)[]; option
     words: ['warnings', 'history'],
     positional: [garbage, garbage],
     options: [
+      ['--token', token],
       ['--tenant', tenant],
+      ['--all-tenants', null],
       ['--json', null],
     ],
   },
@@ -179,7 +185,7 @@ const COMMANDS: { words: string[]; positional?: ((rng: Rng) => string)[]; option
  */
 export function asArgv(s: string): string {
   return s
-    .replace(/\u0000/g, '')
+    .replaceAll(String.fromCharCode(0), '')
     .replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, '\uFFFD');
 }
 

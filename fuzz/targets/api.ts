@@ -94,8 +94,14 @@ export function apiRequest(rng: Rng, token: string | undefined): ApiRequest {
   } else if (route <= 6) {
     url = '/v1/verify';
     verify = {};
-    if (rng.bool(0.7)) add('from', (verify.from = time(rng)));
-    if (rng.bool(0.7)) add('to', (verify.to = time(rng)));
+    if (rng.bool(0.7)) {
+      verify.from = time(rng);
+      add('from', verify.from);
+    }
+    if (rng.bool(0.7)) {
+      verify.to = time(rng);
+      add('to', verify.to);
+    }
     if (rng.bool(0.4)) add('tenant', rng.bool(0.6) ? safeId(rng, 20) : rng.string(20));
   } else if (route === 7) {
     url = rng.pick(['/v1/reconstruct/schema', '/v1/reconstruct', '/v1/reconstruct/sessions/', '/v1/verify/', '/']);
