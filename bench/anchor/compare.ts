@@ -452,7 +452,15 @@ async function bytesPerRow(ch: ClickHouseClient, database: string, table: string
   });
   const r = (await rs.json<{ rows: string; bytes: string; raw: string }>())[0];
   const n = Number(r?.rows ?? 0);
-  return { rows: n, onDisk: Number(r?.bytes ?? 0) / n, uncompressed: Number(r?.raw ?? 0) / n };
+  // Where the bytes go: the heaviest columns, compressed bytes per row.
+  const cs = await ch.query({
+    query: `SELECT name, data_compressed_bytes AS b FROM system.columns
+            WHERE database = {db:String} AND table = {t:String} ORDER BY b DESC LIMIT 8`,
+    query_params: { db: database, t: table },
+    format: 'JSONEachRow',
+  });
+  const top = (await cs.json<{ name: string; b: string }>()).map((c) => `${c.name} ${(Number(c.b) / n).toFixed(1)}`);
+  return { rows: n, onDisk: Number(r?.bytes ?? 0) / n, uncompressed: Number(r?.raw ?? 0) / n, top };
 }
 
 // ---------------------------------------------------------------------------------------------- main
@@ -554,6 +562,8 @@ async function main(): Promise<void> {
         `otelcol otel_traces ${otDisk.onDisk.toFixed(1)} B/span (${otDisk.uncompressed.toFixed(0)} uncompressed, ${fmt(otDisk.rows)} rows); ` +
         `ratio ${(ttDisk.onDisk / otDisk.onDisk).toFixed(2)}`,
     );
+    console.log(`  heaviest columns, B/span: tool_calls ${ttDisk.top.join(', ')}`);
+    console.log(`  heaviest columns, B/span: otel_traces ${otDisk.top.join(', ')}`);
 
     const pick = (s: Side, f: (x: KafkaRound) => number) => k[s].map(f);
     const pickC = (s: Side, f: (x: StoreRound) => number) => c[s].map(f);
