@@ -11,7 +11,7 @@ import { AuthErrorBody } from '../platform/auth/api-auth.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { TENANT_PATTERN } from '../reconstruct/ids.ts';
 import { verifyReportJsonSchema } from './report.ts';
-import { verifyDigests } from './verify.ts';
+import { verifyDigests, verifyRangeProblem } from './verify.ts';
 
 export interface VerifyApiOptions {
   ch: ClickHouseClient;
@@ -88,9 +88,8 @@ async function verifyApi(app: FastifyInstance, options: VerifyApiOptions): Promi
       if (!req.callerTenant) throw new Error('verify api: no caller tenant (is the api-auth plugin registered?)');
       const to = req.query.to ? new Date(req.query.to) : now();
       const from = req.query.from ? new Date(req.query.from) : new Date(to.getTime() - 24 * 3_600_000);
-      if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime()))
-        throw new RangeError400('from/to must be valid times');
-      if (from >= to) throw new RangeError400('from must be before to');
+      const problem = verifyRangeProblem(from, to);
+      if (problem) throw new RangeError400(problem);
       if (to.getTime() - from.getTime() > maxHours * 3_600_000)
         throw new RangeError400(`range longer than ${maxHours} hours`);
       return verifyDigests(options.ch, options.schema, {

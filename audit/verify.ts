@@ -124,6 +124,20 @@ function push(m: Map<string, string[]>, k: string, v: string): void {
   else m.set(k, [v]);
 }
 
+/** The range verify can bind: whole hours as UInt32 seconds (DateTime), 1970-01-01 to 2106-02-07T06:00Z. */
+const VERIFIABLE_FROM_MS = 0;
+const VERIFIABLE_TO_MS = Math.floor(4_294_967_295 / 3600) * 3_600_000;
+
+/** Why `from`/`to` cannot be verified, or undefined when they can (the CLI and the API answer it as a usage error). */
+export function verifyRangeProblem(from: Date, to: Date): string | undefined {
+  if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) return 'from/to must be valid times';
+  if (from >= to) return 'from must be before to';
+  if (from.getTime() < VERIFIABLE_FROM_MS || to.getTime() > VERIFIABLE_TO_MS) {
+    return 'from/to must lie between 1970-01-01T00:00:00Z and 2106-02-07T06:00:00Z (the range digests can cover)';
+  }
+  return undefined;
+}
+
 export async function verifyDigests(
   ch: ClickHouseClient,
   schema: SchemaConfig,

@@ -6,7 +6,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createVerifyOptions, parseTimeOption, renderVerifyText } from '../audit/cli-support.ts';
-import { verifyDigests } from '../audit/verify.ts';
+import { verifyDigests, verifyRangeProblem } from '../audit/verify.ts';
 import { schemaConfigFromEnv } from '../ingest/schema/config.ts';
 import { createReadClickHouse } from '../platform/auth/read-clickhouse.ts';
 import { API_TOKENS_ENV, TokenConfigError, TokenDirectory } from '../platform/auth/tokens.ts';
@@ -152,6 +152,8 @@ export function registerReconstructCommands(program: Command): void {
           throw new UsageError((err as Error).message);
         }
         if (from >= to) throw new UsageError('--from must be before --to');
+        const rangeProblem = verifyRangeProblem(from, to);
+        if (rangeProblem) throw new UsageError(rangeProblem);
         const tenant = flags.tenant === undefined ? undefined : parseId(TenantSchema, flags.tenant, '--tenant');
         const schema = schemaConfigFromEnv();
         const ch = clickhouse();

@@ -98,6 +98,19 @@ describe('reconstruction and verify over HTTP, and the CLI, against the real dat
     assert.deepEqual(afterRes.json().sessions, before.json().sessions);
   });
 
+  it('answers 400, not 500, to a verify range digests cannot cover (before 1970 or after 2106)', async () => {
+    for (const query of [
+      'to=1970-01-01T00:00Z',
+      'from=0001-01-01T00:00Z&to=0001-01-02T00:00Z',
+      'from=1899-12-31T00:00Z&to=1900-01-01T00:00Z',
+      'from=2106-02-08T00:00Z&to=2106-02-09T00:00Z',
+    ]) {
+      const res = await app.inject({ method: 'GET', headers: AUTH, url: `/v1/verify?${query}` });
+      assert.equal(res.statusCode, 400, `${query}: ${res.body}`);
+      assert.equal(res.json().error.code, 'INVALID_REQUEST');
+    }
+  });
+
   it('serves the verify report for a tenant and range', async () => {
     const res = await app.inject({
       method: 'GET',
