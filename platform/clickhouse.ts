@@ -2,7 +2,7 @@
  * The one ClickHouse client module: every stage gets its client here, so switching transport or adding
  * settings is a change to this file only.
  */
-import { type ClickHouseClient, createClient } from '@clickhouse/client';
+import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 
 export type { ClickHouseClient } from '@clickhouse/client';
 
@@ -34,6 +34,9 @@ export function createClickHouse(options: ClickHouseOptions): ClickHouseClient {
     request_timeout: options.requestTimeoutMs ?? DEFAULT_CLICKHOUSE_REQUEST_TIMEOUT_MS,
     clickhouse_settings: options.settings ?? {},
     compression: { response: options.compressResponses ?? false, request: false },
+    // Every failure reaches its caller as a rejected promise, which reports it once, in its own words (the CLI as
+    // one line). The client's own logger would print it a second time, with a stack trace, on stderr.
+    log: { level: ClickHouseLogLevel.OFF },
     // Inserts are acknowledged by us only once ClickHouse acknowledged them; no client-side retry surprises.
     keep_alive: { enabled: true },
   });
