@@ -35,7 +35,7 @@ describe('digests of the Kafka ingest, hashed by the digest worker from the mess
     const kinds: DigestSource['kind'][] = [];
     const fromWorker: boolean[] = [];
     const spy = (ch: ClickHouseClient): DigestRecorder => {
-      const rec = createDigestRecorder(ch, { database: h.db.database, chain: 'kafka-a' });
+      const rec = createDigestRecorder(ch, { database: h.db.database, chain: 'kafka-a', offload: true });
       return {
         async record(rows, batch) {
           // The worker's entries are used only when they cover exactly these rows (else recomputed here).

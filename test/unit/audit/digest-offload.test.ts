@@ -185,7 +185,7 @@ describe('digest offload keeps every hash byte-identical', () => {
     const a = fakeClickHouse();
     const b = fakeClickHouse();
     const main = createDigestRecorder(a.ch, { database: 'db', chain: 'offload-a', now, offload: false });
-    const off = createDigestRecorder(b.ch, { database: 'db', chain: 'offload-a2', now });
+    const off = createDigestRecorder(b.ch, { database: 'db', chain: 'offload-a2', now, offload: true });
     // Prepared all at once and recorded concurrently: the chain must still follow the call order.
     const prepared = batches.map((rows) => off.prepare!({ kind: 'rows', rows }));
     await Promise.all(batches.map((rows, i) => off.record(rows, { batchId: `b${i}`, prepared: prepared[i] })));
@@ -201,7 +201,7 @@ describe('digest offload keeps every hash byte-identical', () => {
   it('prepared entries that do not cover the recorded rows are not used', async () => {
     const now = () => (HOUR_S + 7200) * 1000;
     const a = fakeClickHouse();
-    const rec = createDigestRecorder(a.ch, { database: 'db', chain: 'offload-b', now });
+    const rec = createDigestRecorder(a.ch, { database: 'db', chain: 'offload-b', now, offload: true });
     const rows = randomRows(11, 20);
     const other = randomRows(12, 20);
     const stale = rec.prepare!({ kind: 'rows', rows: { ...other, spans: other.spans.slice(1) } });
