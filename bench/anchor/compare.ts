@@ -363,8 +363,8 @@ async function intoClickHouse(
   let child: Child;
   let table: string;
   createdDatabases.push(database);
-  createdTopics.push(`${topic}_dlq_${round}`);
   if (side === 'tooltrail') {
+    createdTopics.push(`${topic}_dlq_${round}`);
     await migrateUp(ch, { database, retentionDays: DEFAULT_RETENTION_DAYS });
     table = `${database}.tool_calls`;
     child = start(
@@ -672,7 +672,8 @@ async function main(): Promise<void> {
     printBenchReport({ bench: 'anchor-compare', figures });
   } finally {
     for (const db of createdDatabases) await ch.command({ query: `DROP DATABASE IF EXISTS ${db}` }).catch(() => {});
-    await deleteTopics(kafka, createdTopics).catch(() => {});
+    // One by one: a topic the broker does not know must not keep the others.
+    for (const t of new Set(createdTopics)) await deleteTopics(kafka, [t]).catch(() => {});
     for (const f of createdFiles) rmSync(f, { force: true });
     await ch.close();
   }
