@@ -1,0 +1,10 @@
+ALTER TABLE {{database}}.tool_calls {{on_cluster}}
+    MODIFY COLUMN trace_id CODEC(Default),
+    MODIFY COLUMN span_id CODEC(Default),
+    MODIFY COLUMN parent_span_id CODEC(Default),
+    MODIFY COLUMN tool_call_id CODEC(Default),
+    MODIFY COLUMN start_time CODEC(Default),
+    MODIFY COLUMN end_time CODEC(Default),
+    MODIFY COLUMN duration_ns CODEC(Default),
+    MODIFY COLUMN sequence CODEC(Default),
+    MODIFY COLUMN result_item_count CODEC(Default);
