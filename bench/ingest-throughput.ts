@@ -40,6 +40,7 @@ import {
 import { decodeExportTraceServiceRequest, encodeExportTraceServiceRequest } from '../platform/otlp/index.ts';
 import { loadServicesConfig } from '../services/config.ts';
 import { syntheticMessage, syntheticRequest } from '../test/support/ingest.ts';
+import { type BenchFigure, printBenchReport, spread } from './support/report.ts';
 
 const SPANS_PER_MESSAGE = 8;
 const PARTITIONS = 3;
@@ -433,6 +434,27 @@ async function main(): Promise<void> {
     `throughput (median of ${rounds}): ingest ${fmt(ingestMed)} rows/s (${fmt(median(ingestRounds.map((r) => r.toolCallsPerSec)))} tool calls/s); ` +
       `baseline writer-only ${fmt(writerMed)} rows/s; ratio ingest/writer-only ${(ingestMed / writerMed).toFixed(2)}; target >= 100,000 rows/s: ${ingestMed >= 100_000 ? 'met' : 'NOT met'}`,
   );
+  const ingestSpread = spread(ingestRounds.map((r) => r.rowsPerSec));
+  const ingestCpu = spread(ingestRounds.map((r) => r.cpuUsPerRow));
+  const writerCpu = median(writerRounds.map((r) => r.cpuUsPerRow));
+  const figures: BenchFigure[] = [
+    {
+      name: `ingest${args.digests ? ' with digests' : ''}`,
+      ...ingestSpread,
+      unit: 'rows/s',
+      baseline: { name: 'writer-only', value: writerMed },
+      ratio: ingestSpread.value / writerMed,
+      target: '≥ 100,000 rows/s',
+      met: ingestSpread.value >= 100_000,
+    },
+    {
+      name: 'ingest Node CPU',
+      ...ingestCpu,
+      unit: 'µs/row',
+      baseline: { name: 'writer-only', value: writerCpu },
+      ratio: ingestCpu.value / writerCpu,
+    },
+  ];
   const jsonMed = median(jsonRounds.map((r) => r.rowsPerSec));
   console.log(
     `insert encoding: writer-only Native ${fmt(writerMed)} rows/s vs JSONCompactEachRow ${fmt(jsonMed)} rows/s (ratio ${(writerMed / jsonMed).toFixed(2)})`,
@@ -454,8 +476,19 @@ async function main(): Promise<void> {
       `end-to-end latency at ${fmt(rate)} spans/s for ${args.seconds} s (collector -> Kafka -> ingest -> visible in ClickHouse): ` +
         `p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms over ${fmt(l.samples)} requests (${l.missing} never seen, ${l.non200} non-200); target p99 <= 2,000 ms: ${l.p99 <= 2000 && l.missing === 0 ? 'met' : 'NOT met'}`,
     );
+    figures.push(
+      { name: `end-to-end p50 at ${fmt(rate)} spans/s`, value: l.p50, unit: 'ms' },
+      {
+        name: `end-to-end p99 at ${fmt(rate)} spans/s`,
+        value: l.p99,
+        unit: 'ms',
+        target: '≤ 2,000 ms, none lost',
+        met: l.p99 <= 2000 && l.missing === 0,
+      },
+    );
   }
   await ch.close();
+  printBenchReport({ bench: 'ingest-throughput', figures });
 }
 
 if (args.serve) await serve(args.serve);
