@@ -2,6 +2,8 @@
  * The fault schedule: which faults, when (spread over the run, order shuffled by the seed), and what each does to
  * the private stack. Faults run one after another; one that overruns its slot delays the next, never overlaps it.
  */
+
+import { mulberry32 } from '../platform/seeded-random.ts';
 import type { LoadGenerator } from './load.ts';
 import type { Stack } from './stack.ts';
 
@@ -40,18 +42,6 @@ export function parseFaults(list: string): FaultKind[] {
   return kinds as FaultKind[];
 }
 
-/** mulberry32: a small seeded generator, so a run's schedule can be replayed. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export interface ScheduledFault {
   kind: FaultKind;
   atMs: number;
@@ -63,7 +53,7 @@ export interface ScheduledFault {
  */
 export function buildSchedule(kinds: FaultKind[], durationMs: number, seed: number, slotMs = 45_000): ScheduledFault[] {
   if (kinds.length === 0) return [];
-  const rand = seededRandom(seed);
+  const rand = mulberry32(seed); // seeded, so a run's schedule can be replayed
   const window = durationMs * 0.85;
   const count = Math.max(kinds.length, Math.floor(window / slotMs));
   const order: FaultKind[] = [];

@@ -1,16 +1,11 @@
 /** A seeded PRNG (mulberry32) and the small choices the generators make with it: every run is reproducible. */
+import { mulberry32 } from '../platform/seeded-random.ts';
+
 export class Rng {
-  private state: number;
-  constructor(seed: number) {
-    this.state = seed >>> 0;
-  }
   /** Uniform in [0, 1). */
-  next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  readonly next: () => number;
+  constructor(seed: number) {
+    this.next = mulberry32(seed);
   }
   /** Integer in [min, max]. */
   int(min: number, max: number): number {

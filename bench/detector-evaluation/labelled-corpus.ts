@@ -4,19 +4,8 @@
  * the session script, independently of the SQL. Deterministic for a given seed.
  */
 import { REASON_CODES, type ReasonCode } from '../../contract/index.ts';
+import { mulberry32 } from '../../platform/seeded-random.ts';
 import type { MutationStep, ReadStep, SessionScript, Step } from '../../test/integration/alerts/session-spans.ts';
-
-/** mulberry32: small, seeded, good enough to mix cases. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export const CASES = [
   'incomplete_empty_then_absence',
@@ -59,7 +48,7 @@ const REASONS: ReasonCode[] = REASON_CODES.filter((c) => c !== 'COMPLETENESS_UNK
 const GUARDS = ['allowed', 'refused', 'review_requested', undefined] as const;
 
 export function generateCorpus(o: CorpusOptions): LabelledSession[] {
-  const rand = rng(o.seed);
+  const rand = mulberry32(o.seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
   const int = (lo: number, hi: number) => lo + Math.floor(rand() * (hi - lo + 1));
   const out: LabelledSession[] = [];

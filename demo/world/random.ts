@@ -1,4 +1,6 @@
 /** A small seeded PRNG (mulberry32): the same seed builds the same world, on every machine, with no I/O. */
+import { mulberry32 } from '../../platform/seeded-random.ts';
+
 export interface Random {
   /** A float in [0, 1). */
   next(): number;
@@ -10,14 +12,7 @@ export interface Random {
 }
 
 export function seededRandom(seed: number): Random {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   const int = (n: number) => Math.floor(next() * n);
   return {
     next,

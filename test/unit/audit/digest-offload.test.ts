@@ -8,21 +8,10 @@ import { createDigestRecorder, digestEntries, type StoredRows } from '../../../a
 import { emptyFlattenResult, flattenInto } from '../../../ingest/flatten.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
 import { decodeExportTraceServiceRequestFast } from '../../../platform/otlp/index.ts';
+import { mulberry32 } from '../../../platform/seeded-random.ts';
 import { syntheticMessage } from '../../support/ingest.ts';
 
 after(() => stopDigestWorker());
-
-/** Small deterministic PRNG (mulberry32): failures reproduce. */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const HOUR_S = 1_772_359_200;
 
@@ -79,7 +68,7 @@ function randomRow(spec: TableSpec, r: () => number): Record<string, unknown> {
 }
 
 function randomRows(seed: number, n: number): StoredRows {
-  const r = rng(seed);
+  const r = mulberry32(seed);
   const [tc, w, sp] = TABLE_SPECS;
   return {
     toolCalls: Array.from({ length: n }, () => randomRow(tc, r)),
@@ -117,7 +106,7 @@ function fakeClickHouse() {
 
 describe('digest offload keeps every hash byte-identical', () => {
   it('sha256 (one-shot crypto.hash) equals createHash over random text, including non-ASCII', () => {
-    const r = rng(1);
+    const r = mulberry32(1);
     for (let i = 0; i < 2000; i++) {
       const text = Array.from({ length: Math.floor(r() * 300) }, () =>
         String.fromCodePoint(Math.floor(r() * (r() < 0.8 ? 128 : 0x10000))),
@@ -128,7 +117,7 @@ describe('digest offload keeps every hash byte-identical', () => {
 
   it('entry hashes over random rows of every table equal the createHash reference', () => {
     for (let seed = 1; seed <= 20; seed++) {
-      const r = rng(seed);
+      const r = mulberry32(seed);
       for (const spec of TABLE_SPECS) {
         const rows = Array.from({ length: 1 + Math.floor(r() * 3) }, () => valuesOf(spec, randomRow(spec, r)));
         const one = spec.table === 'tool_call_warnings' ? rows : rows.slice(0, 1);
