@@ -12,7 +12,7 @@
  */
 import { fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadCollectorConfig } from '../collector/config.ts';
@@ -22,6 +22,7 @@ import { Attr, EXECUTE_TOOL, GenAi, toolSpanName } from '../contract/index.ts';
 import { createKafkaClient, deleteTopics, ensureTopics } from '../platform/kafka/index.ts';
 import { encodeExportTraceServiceRequest, type KeyValue, type Span } from '../platform/otlp/index.ts';
 import { loadServicesConfig } from '../services/config.ts';
+import { postOtlp } from './support/post-otlp.ts';
 import { printBenchReport, spread } from './support/report.ts';
 
 const TOKEN = 'bench-token-0123456789abcdef';
@@ -152,31 +153,6 @@ async function startChild(mode: 'kafka' | 'discard', topic: string) {
   return { port, cpu, stop };
 }
 
-function post(agent: Agent, port: number, body: Buffer): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        agent,
-        host: '127.0.0.1',
-        port,
-        path: '/v1/traces',
-        method: 'POST',
-        headers: {
-          'content-type': 'application/x-protobuf',
-          'content-length': body.length,
-          authorization: `Bearer ${TOKEN}`,
-        },
-      },
-      (res) => {
-        res.resume();
-        res.once('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.once('error', reject);
-    req.end(body);
-  });
-}
-
 async function load(port: number, bodies: Buffer[], seconds: number, concurrency: number) {
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies: number[] = [];
@@ -188,7 +164,7 @@ async function load(port: number, bodies: Buffer[], seconds: number, concurrency
     while (performance.now() < deadline) {
       const body = bodies[i++ % bodies.length] as Buffer;
       const t0 = performance.now();
-      const status = await post(agent, port, body);
+      const status = await postOtlp(agent, port, body, TOKEN);
       latencies.push(performance.now() - t0);
       if (status === 200) ok++;
       else non200++;

@@ -17,7 +17,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
 import { readdirSync, readFileSync } from 'node:fs';
-import { Agent, request as httpRequest } from 'node:http';
+import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createDigestRecorder } from '../audit/recorder.ts';
@@ -40,6 +40,7 @@ import {
 import { decodeExportTraceServiceRequest, encodeExportTraceServiceRequest } from '../platform/otlp/index.ts';
 import { loadServicesConfig } from '../services/config.ts';
 import { syntheticMessage, syntheticRequest } from '../test/support/ingest.ts';
+import { postOtlp } from './support/post-otlp.ts';
 import { type BenchFigure, printBenchReport, spread } from './support/report.ts';
 
 const SPANS_PER_MESSAGE = 8;
@@ -265,27 +266,6 @@ function forkServe(mode: 'collector' | 'ingest', env: NodeJS.ProcessEnv): ChildP
   });
 }
 
-function post(agent: Agent, port: number, body: Buffer): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        agent,
-        host: '127.0.0.1',
-        port,
-        path: '/v1/traces',
-        method: 'POST',
-        headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length },
-      },
-      (res) => {
-        res.resume();
-        res.once('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.once('error', reject);
-    req.end(body);
-  });
-}
-
 async function latencyRun(ch: ClickHouseClient, rate: number, seconds: number) {
   const topic = `otlp_bench_e2e_${stamp()}`;
   const database = await freshDb(ch, 'e2e');
@@ -336,7 +316,7 @@ async function latencyRun(ch: ClickHouseClient, rate: number, seconds: number) {
     const sentAt = performance.now();
     if (i >= (warmup * rate) / spansPerRequest) sent.set(id, sentAt);
     inflight.push(
-      post(agent, port, body).then((status) => {
+      postOtlp(agent, port, body).then((status) => {
         if (status !== 200) non200++;
       }),
     );

@@ -32,6 +32,7 @@ import { type ClickHouseClient, createClickHouse } from '../../platform/clickhou
 import { createKafkaClient, deleteTopics, ensureTopics } from '../../platform/kafka/index.ts';
 import { encodeExportTraceServiceRequest, type KeyValue, type Span } from '../../platform/otlp/index.ts';
 import { loadServicesConfig } from '../../services/config.ts';
+import { postOtlp } from '../support/post-otlp.ts';
 import { type BenchFigure, printBenchReport, spread } from '../support/report.ts';
 import { processCpuMs } from '../support/server-cpu.ts';
 import { CACHE_DIR, ensureOtelcol, REPO_ROOT } from './build-otelcol.ts';
@@ -128,27 +129,6 @@ function makeBody(seed: number): Buffer {
   );
 }
 
-function post(agent: Agent, port: number, body: Buffer): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(
-      {
-        agent,
-        host: '127.0.0.1',
-        port,
-        path: '/v1/traces',
-        method: 'POST',
-        headers: { 'content-type': 'application/x-protobuf', 'content-length': body.length },
-      },
-      (res) => {
-        res.resume();
-        res.once('end', () => resolve(res.statusCode ?? 0));
-      },
-    );
-    req.once('error', reject);
-    req.end(body);
-  });
-}
-
 /** Posts bodies[first .. first+requests) with `concurrency` clients; a non-200 is retried after 100 ms (counted). */
 async function send(
   port: number,
@@ -164,7 +144,7 @@ async function send(
   const worker = async () => {
     while (next < end) {
       const body = bodies[next++ % bodies.length] as Buffer;
-      while ((await post(agent, port, body)) !== 200) {
+      while ((await postOtlp(agent, port, body)) !== 200) {
         retries++;
         await sleep(100);
       }
