@@ -9,6 +9,7 @@ import fp from 'fastify-plugin';
 import { type SchemaConfig, SchemaConfigSchema } from '../ingest/schema/config.ts';
 import { AuthErrorBody } from '../platform/auth/api-auth.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import { errorBodySchema } from '../platform/http/error-body.ts';
 import { TENANT_PATTERN } from '../reconstruct/ids.ts';
 import { verifyReportJsonSchema } from './report.ts';
 import { verifyDigests, verifyRangeProblem } from './verify.ts';
@@ -28,17 +29,7 @@ export const DEFAULT_VERIFY_PREFIX = '/v1/verify';
 export const DEFAULT_MAX_RANGE_HOURS = 31 * 24;
 const ISO_PATTERN = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})$';
 
-const ErrorBody = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: { code: { type: 'string', enum: ['INVALID_REQUEST', 'INTERNAL'] }, message: { type: 'string' } },
-    },
-  },
-} as const;
+const ErrorBody = errorBodySchema(['INVALID_REQUEST', 'INTERNAL']);
 
 class RangeError400 extends Error {}
 

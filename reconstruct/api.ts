@@ -18,6 +18,7 @@ import fp from 'fastify-plugin';
 import { type SchemaConfig, SchemaConfigSchema } from '../ingest/schema/config.ts';
 import { AuthErrorBody } from '../platform/auth/api-auth.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import { errorBodySchema } from '../platform/http/error-body.ts';
 import { type FindingResolver, findingResolverFor, reconstructFinding } from './finding.ts';
 import { FINGERPRINT_PATTERN, SESSION_ID_PATTERN, TENANT_PATTERN, TRACE_ID_PATTERN } from './ids.ts';
 import { NotFoundError, type ReconstructOptions, reconstructSession, reconstructTrace } from './reconstruct.ts';
@@ -40,17 +41,7 @@ export const DEFAULT_RECONSTRUCT_PREFIX = '/v1/reconstruct';
 
 export const API_ERROR_CODES = ['INVALID_REQUEST', 'NOT_FOUND', 'INTERNAL'] as const;
 
-const ErrorBody = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: { code: { type: 'string', enum: [...API_ERROR_CODES] }, message: { type: 'string' } },
-    },
-  },
-} as const;
+const ErrorBody = errorBodySchema(API_ERROR_CODES);
 
 const TenantQuery = {
   type: 'object',

@@ -6,6 +6,7 @@
  */
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
 import fp from 'fastify-plugin';
+import { errorBodySchema } from '../http/error-body.ts';
 import type { TokenDirectory } from './tokens.ts';
 
 declare module 'fastify' {
@@ -25,17 +26,7 @@ export type ApiAuthOptions = { mode: 'bearer'; tokens: TokenDirectory } | { mode
 export const AUTH_ERROR_CODES = ['UNAUTHENTICATED', 'FORBIDDEN'] as const;
 
 /** The body of a 401/403, for route response schemas. */
-export const AuthErrorBody = {
-  type: 'object',
-  required: ['error'],
-  properties: {
-    error: {
-      type: 'object',
-      required: ['code', 'message'],
-      properties: { code: { type: 'string', enum: [...AUTH_ERROR_CODES] }, message: { type: 'string' } },
-    },
-  },
-} as const;
+export const AuthErrorBody = errorBodySchema(AUTH_ERROR_CODES);
 
 const BEARER = /^Bearer[ ]+([^\s]+)\s*$/i;
 
