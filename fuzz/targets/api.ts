@@ -4,11 +4,10 @@
  * `Authorization: Bearer` header. Rules: no 5xx for a malformed request, no exception out of the app.
  */
 import type { FastifyInstance } from 'fastify';
-import { DEFAULT_RETENTION_DAYS, type SchemaConfig } from '../../ingest/schema/config.ts';
-import { migrateUp } from '../../ingest/schema/migrations.ts';
-import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
+import type { SchemaConfig } from '../../ingest/schema/config.ts';
+import type { ClickHouseClient } from '../../platform/clickhouse.ts';
 import { buildApiServer } from '../../reconstruct/server.ts';
-import { loadServicesConfig } from '../../services/config.ts';
+import { freshDatabase } from '../../test/support/services.ts';
 import { clip, type FuzzTarget, TargetReport } from '../report.ts';
 import { Rng, uri } from '../rng.ts';
 
@@ -177,26 +176,17 @@ export interface ApiDatabase {
 export const apiTarget: FuzzTarget = {
   name: 'api',
   async run(cases, seed) {
-    const svc = loadServicesConfig();
-    const ch = createClickHouse({
-      url: svc.clickhouse.url,
-      user: svc.clickhouse.user,
-      password: svc.clickhouse.password,
-    });
-    const database = `tt_fuzz_api_${Date.now().toString(36)}`;
-    const schema: SchemaConfig = { database, retentionDays: DEFAULT_RETENTION_DAYS };
+    const db = await freshDatabase('tt_fuzz_api');
     const report = new TargetReport('api');
     try {
-      await migrateUp(ch, schema);
-      const app = await buildFuzzApiServer(ch, schema);
+      const app = await buildFuzzApiServer(db.ch, db.schema);
       try {
         await fuzzApi(app, cases, seed, report);
       } finally {
         await app.close();
       }
     } finally {
-      await ch.command({ query: `DROP DATABASE IF EXISTS ${database}` }).catch(() => {});
-      await ch.close();
+      await db.drop().catch(() => {});
     }
     return report;
   },

@@ -9,10 +9,7 @@
  */
 import { CommanderError } from 'commander';
 import { buildProgram, userErrorLine } from '../../cli/program.ts';
-import { DEFAULT_RETENTION_DAYS } from '../../ingest/schema/config.ts';
-import { migrateUp } from '../../ingest/schema/migrations.ts';
-import { createClickHouse } from '../../platform/clickhouse.ts';
-import { loadServicesConfig } from '../../services/config.ts';
+import { freshDatabase } from '../../test/support/services.ts';
 import { cliArgs, EXCLUDED_COMMANDS } from '../cli-gen.ts';
 import { clip, type FuzzTarget, TargetReport } from '../report.ts';
 import { Rng } from '../rng.ts';
@@ -203,20 +200,12 @@ export const cliTarget: FuzzTarget = {
 export const cliDatabaseTarget: FuzzTarget = {
   name: 'cli-database',
   async run(cases, seed) {
-    const svc = loadServicesConfig();
-    const ch = createClickHouse({
-      url: svc.clickhouse.url,
-      user: svc.clickhouse.user,
-      password: svc.clickhouse.password,
-    });
-    const database = `tt_fuzz_cli_${Date.now().toString(36)}`;
+    const db = await freshDatabase('tt_fuzz_cli');
     const report = new TargetReport('cli-database');
     try {
-      await migrateUp(ch, { database, retentionDays: DEFAULT_RETENTION_DAYS });
-      await fuzzCli(cases, seed, report, database);
+      await fuzzCli(cases, seed, report, db.database);
     } finally {
-      await ch.command({ query: `DROP DATABASE IF EXISTS ${database}` }).catch(() => {});
-      await ch.close();
+      await db.drop().catch(() => {});
     }
     return report;
   },
