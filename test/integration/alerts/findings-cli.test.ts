@@ -12,8 +12,8 @@ import { setOwner } from '../../../alerts/owners/store.ts';
 import { ingestSpans } from '../../support/ingest.ts';
 import { freshDatabase, type TestDatabase, uniqueName } from '../../support/services.ts';
 import { runAlertsCli } from './cli-harness.ts';
-import { EXPECTED, OWNERS, scenarioSessions } from './scenarios.ts';
-import { buildSessionSpans, type SessionScript } from './session-spans.ts';
+import { dailyWarningSessions, EXPECTED, OWNERS, scenarioSessions } from './scenarios.ts';
+import { buildSessionSpans } from './session-spans.ts';
 
 const now = new Date();
 const tenant = uniqueName('acme');
@@ -23,29 +23,9 @@ const schema = JSON.parse(readFileSync(SCHEMA_PATH, 'utf8')) as Record<string, u
 // Formats are not asserted (no ajv-formats here); the schema's own patterns check the date-times.
 const validate = new Ajv2020({ strict: true, allErrors: true, validateFormats: false }).compile(schema);
 
-/** A warning seen every day for 50 days (> half of 90) that nobody owns. */
-function persistentWarning(): SessionScript[] {
-  return Array.from({ length: 50 }, (_, d) => ({
-    session: `warn-day-${d}`,
-    agent: 'reporter',
-    start: new Date(now.getTime() - d * DAY_MS - 3 * 3_600_000),
-    steps: [
-      {
-        effect: 'read' as const,
-        tool: 'list_accounts',
-        resource: 'accounts',
-        complete: true,
-        items: 4,
-        warnings: [{ code: 'STALE_INDEX' as const, source: 'accounts-index' }],
-        at: 0,
-      },
-    ],
-  }));
-}
-
 before(async () => {
   db = await freshDatabase('tt_alerts_findings_cli');
-  await ingestSpans(db, buildSessionSpans([...scenarioSessions(now), ...persistentWarning()]).spans, tenant);
+  await ingestSpans(db, buildSessionSpans([...scenarioSessions(now), ...dailyWarningSessions(now, 50)]).spans, tenant);
   const meta = { by: 'test', reason: 'scenario owners', at: new Date(now.getTime() - DAY_MS) };
   await setOwner(
     db.ch,

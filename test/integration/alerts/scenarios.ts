@@ -2,6 +2,8 @@
  * The scenario corpus of the alerts tests, as agent sessions (written as spans by session-spans.ts). Each
  * session is one case of the rules; EXPECTED says which findings (and therefore pages) it must produce.
  */
+
+import { DAY_MS } from '../../../alerts/clock.ts';
 import type { SessionScript } from './session-spans.ts';
 
 export const OWNERS = {
@@ -323,3 +325,23 @@ export const EXPECTED: readonly ExpectedFinding[] = [
     reasons: ['TIME_BUDGET_EXCEEDED'],
   },
 ];
+
+/** The same warning (STALE_INDEX from accounts-index) seen once a day, 3 h before `now`, on each of the last `days` days. */
+export function dailyWarningSessions(now: Date, days: number): SessionScript[] {
+  return Array.from({ length: days }, (_, d) => ({
+    session: `warn-day-${d}`,
+    agent: 'reporter',
+    start: new Date(now.getTime() - d * DAY_MS - 3 * 3_600_000),
+    steps: [
+      {
+        effect: 'read' as const,
+        tool: 'list_accounts',
+        resource: 'accounts',
+        complete: true,
+        items: 4,
+        warnings: [{ code: 'STALE_INDEX' as const, source: 'accounts-index' }],
+        at: 0,
+      },
+    ],
+  }));
+}

@@ -5,12 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { DAY_MS } from '../../../alerts/clock.ts';
 import { ingestSpans } from '../../support/ingest.ts';
 import { freshDatabase, type TestDatabase } from '../../support/services.ts';
 import { runAlertsCli } from '../alerts/cli-harness.ts';
-import { scenarioSessions } from '../alerts/scenarios.ts';
-import { buildSessionSpans, type SessionScript } from '../alerts/session-spans.ts';
+import { dailyWarningSessions, scenarioSessions } from '../alerts/scenarios.ts';
+import { buildSessionSpans } from '../alerts/session-spans.ts';
 
 const now = new Date();
 const ACME_TOKEN = 'acme-reader-token-0123456789';
@@ -18,26 +17,6 @@ const GLOBEX_TOKEN = 'globex-reader-token-0123456789';
 const TOKENS = `${ACME_TOKEN}=acme,${GLOBEX_TOKEN}=globex`;
 let db: TestDatabase;
 let env: Record<string, string>;
-
-/** One warning seen on each of 10 days. */
-function warningDays(): SessionScript[] {
-  return Array.from({ length: 10 }, (_, d) => ({
-    session: `warn-day-${d}`,
-    agent: 'reporter',
-    start: new Date(now.getTime() - d * DAY_MS - 3 * 3_600_000),
-    steps: [
-      {
-        effect: 'read' as const,
-        tool: 'list_accounts',
-        resource: 'accounts',
-        complete: true,
-        items: 4,
-        warnings: [{ code: 'STALE_INDEX' as const, source: 'accounts-index' }],
-        at: 0,
-      },
-    ],
-  }));
-}
 
 /** The commands, each with its output's tenants read from its --json output. */
 const COMMANDS: { name: string; args: string[]; tenants: (out: string) => string[] }[] = [
@@ -67,7 +46,11 @@ before(async () => {
   db = await freshDatabase('tt_sec_cli');
   // The same corpus (same session names, codes, sources) in both tenants, built once per tenant.
   for (const tenant of ['acme', 'globex']) {
-    await ingestSpans(db, buildSessionSpans([...scenarioSessions(now), ...warningDays()]).spans, tenant);
+    await ingestSpans(
+      db,
+      buildSessionSpans([...scenarioSessions(now), ...dailyWarningSessions(now, 10)]).spans,
+      tenant,
+    );
   }
   env = {
     TOOLTRAIL_CLICKHOUSE_DATABASE: db.database,
