@@ -16,7 +16,6 @@
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { once } from 'node:events';
-import { readdirSync, readFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -42,6 +41,7 @@ import { loadServicesConfig } from '../services/config.ts';
 import { syntheticMessage, syntheticRequest } from '../test/support/ingest.ts';
 import { postOtlp } from './support/post-otlp.ts';
 import { type BenchFigure, printBenchReport, spread } from './support/report.ts';
+import { localClickHouseCpu } from './support/server-cpu.ts';
 
 const SPANS_PER_MESSAGE = 8;
 const PARTITIONS = 3;
@@ -70,30 +70,8 @@ const cpuMs = () => {
   return (u.user + u.system) / 1000;
 };
 
-/**
- * CPU ms used so far by the local ClickHouse server (the python3 process serving libchdb, see
- * services/clickhouse), from /proc; undefined when it is not a local process. Other clients' queries count too.
- */
-function serverCpuMs(): number | undefined {
-  try {
-    for (const pid of readdirSync('/proc')) {
-      if (!/^\d+$/.test(pid)) continue;
-      let cmdline: string;
-      try {
-        cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      } catch {
-        continue;
-      }
-      if (!cmdline.includes('libchdb')) continue;
-      const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-      // utime and stime (fields 14 and 15 of stat; 11 and 12 after the command) in clock ticks of 10 ms.
-      return (Number(fields[11]) + Number(fields[12])) * 10;
-    }
-  } catch {
-    // no /proc: not Linux
-  }
-  return undefined;
-}
+/** CPU ms used so far by the ClickHouse server `tooltrail services up` started (undefined when it is not local). */
+const serverCpuMs = localClickHouseCpu(svc.home) ?? (() => undefined);
 
 /** ClickHouse CPU us per row between two serverCpuMs() readings. */
 function serverCpuPerRow(before: number | undefined, after: number | undefined, rows: number): number | undefined {

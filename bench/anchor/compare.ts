@@ -34,7 +34,7 @@ import { encodeExportTraceServiceRequest, type KeyValue, type Span } from '../..
 import { loadServicesConfig } from '../../services/config.ts';
 import { postOtlp } from '../support/post-otlp.ts';
 import { type BenchFigure, printBenchReport, spread } from '../support/report.ts';
-import { processCpuMs } from '../support/server-cpu.ts';
+import { localClickHouseCpu, processCpuMs } from '../support/server-cpu.ts';
 import { CACHE_DIR, ensureOtelcol, REPO_ROOT } from './build-otelcol.ts';
 import { otelClickHouseConfig, otelKafkaConfig, promCounter } from './otelcol-config.ts';
 
@@ -181,18 +181,8 @@ function treeCpuMs(root: number): number {
   return total;
 }
 
-/** CPU ms of the local ClickHouse server (the python3 process serving libchdb); undefined when not local. */
-function clickhouseCpuMs(): number | undefined {
-  for (const pid of readdirSync('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('libchdb')) return processCpuMs(Number(pid));
-    } catch {
-      // exited meanwhile
-    }
-  }
-  return undefined;
-}
+/** CPU ms of the ClickHouse server `tooltrail services up` started (undefined when it is not local). */
+const clickhouseCpuMs = localClickHouseCpu(svc.home) ?? (() => undefined);
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
