@@ -282,9 +282,27 @@ interface CommonFields {
   traceId: string;
   spanId: string;
   startNs: bigint;
+  endNs: bigint;
   startTime: NanoTime;
   endTime: NanoTime;
-  durationNs: number;
+}
+
+const INT64_MAX = 0x7fffffffffffffffn;
+const SAFE_MAX = BigInt(Number.MAX_SAFE_INTEGER);
+
+/**
+ * tool_calls.duration_ns as ClickHouse derives it (an ALIAS since migration 0006): max(end - start, 0) over the
+ * Int64 nanoseconds the table holds, exact (a decimal string beyond 2^53). The row keeps it only for its digest,
+ * which must equal what `tooltrail verify` reads back; it is not inserted.
+ */
+export function derivedDurationNs(startNs: bigint, endNs: bigint): number | string {
+  // Instants past 2262 do not fit DateTime64(9): they arrive wrapped to Int64, and so does the subtraction.
+  const d =
+    startNs <= INT64_MAX && endNs <= INT64_MAX
+      ? endNs - startNs
+      : BigInt.asIntN(64, BigInt.asIntN(64, endNs) - BigInt.asIntN(64, startNs));
+  if (d <= 0n) return 0;
+  return d <= SAFE_MAX ? Number(d) : d.toString();
 }
 
 function eventsOf(span: Span, startTime: NanoTime) {
@@ -329,7 +347,7 @@ function toolCallRow(span: Span, ctx: SpanContext, c: CommonFields, out: Rows): 
     sequence: null,
     start_time: c.startTime,
     end_time: c.endTime,
-    duration_ns: c.durationNs,
+    duration_ns: derivedDurationNs(c.startNs, c.endNs),
     trace_id: c.traceId,
     span_id: c.spanId,
     parent_span_id: hex(span.parentSpanId),
@@ -417,7 +435,8 @@ function spanRow(span: Span, ctx: SpanContext, c: CommonFields, out: Rows): void
     ScopeName: ctx.scopeName,
     ScopeVersion: ctx.scopeVersion,
     SpanAttributes: attributeMap(span.attributes),
-    Duration: c.durationNs,
+    // A clock that stepped back gives end < start: store 0 rather than wrap the UInt64.
+    Duration: c.endNs > c.startNs ? Number(c.endNs - c.startNs) : 0,
     StatusCode: STATUS_CODES[span.status?.code ?? 0] ?? String(span.status?.code),
     StatusMessage: span.status?.message ?? '',
     'Events.Timestamp': ev.times,
@@ -478,10 +497,9 @@ export function flattenInto(
           traceId,
           spanId,
           startNs,
+          endNs,
           startTime: nanoTime(startNs),
           endTime: nanoTime(endNs),
-          // A clock that stepped back gives end < start: store 0 rather than wrap the UInt64.
-          durationNs: endNs > startNs ? Number(endNs - startNs) : 0,
         };
         if (isToolSpan(span)) toolCallRow(span, ctx, common, out);
         else spanRow(span, ctx, common, out);

@@ -3,7 +3,8 @@
  * each column means). Values are already in the form ClickHouse's JSON input formats take:
  * - timestamps (`DateTime64(9)`) are unix seconds with nine decimals as a string, e.g. `'1700000000.123456789'`,
  *   exact to the nanosecond (a JS number cannot hold nanoseconds since 1970);
- * - 64-bit integers that may exceed 2^53 are decimal strings; durations are numbers (nanoseconds, < 2^53);
+ * - 64-bit integers that may exceed 2^53 are decimal strings; durations are nanoseconds as numbers (tool_calls'
+ *   derived duration_ns: a decimal string from 2^53 on, to stay exact);
  * - maps are plain objects of strings.
  * The column lists fix the order the writer encodes them in (JSONCompactEachRow).
  */
@@ -21,7 +22,11 @@ export interface ToolCallRow {
   sequence: string | null;
   start_time: NanoTime;
   end_time: NanoTime;
-  duration_ns: number;
+  /**
+   * Not inserted: tool_calls derives it from start_time and end_time (an ALIAS since migration 0006, see
+   * `derivedDurationNs`). The row carries it for the digest (audit/canonical.ts hashes it).
+   */
+  duration_ns: number | string;
   trace_id: string;
   span_id: string;
   parent_span_id: string;
@@ -104,13 +109,13 @@ export interface SpanRow {
   'Links.Attributes': StringMap[];
 }
 
+/** The inserted columns (duration_ns is an ALIAS: ClickHouse refuses a value for it). */
 export const TOOL_CALL_COLUMNS = [
   'tenant',
   'session_id',
   'sequence',
   'start_time',
   'end_time',
-  'duration_ns',
   'trace_id',
   'span_id',
   'parent_span_id',
@@ -152,6 +157,9 @@ export const TOOL_CALL_COLUMNS = [
   'link_trace_states',
   'link_attributes',
 ] as const satisfies readonly (keyof ToolCallRow)[];
+
+/** Row fields tool_calls computes itself (ALIAS columns): hashed by the digest, never inserted. */
+export const TOOL_CALL_DERIVED = ['duration_ns'] as const satisfies readonly (keyof ToolCallRow)[];
 
 export const WARNING_COLUMNS = [
   'tenant',
@@ -214,7 +222,6 @@ export const TOOL_CALL_NATIVE = [
   ['sequence', 'Nullable(UInt64)'],
   ['start_time', 'DateTime64'],
   ['end_time', 'DateTime64'],
-  ['duration_ns', 'UInt64'],
   ['trace_id', 'String'],
   ['span_id', 'String'],
   ['parent_span_id', 'String'],

@@ -4,7 +4,7 @@
 -- reason, 1% of unknown completeness, a quarter empty; 20 resources per tenant, 10 tenants; half the mutations
 -- name the previous read's snapshot as evidence; guard allowed / refused / absent in thirds.
 INSERT INTO {database:Identifier}.tool_calls
-    (tenant, session_id, sequence, start_time, end_time, duration_ns, trace_id, span_id, tool_call_id, tool_name,
+    (tenant, session_id, sequence, start_time, end_time, trace_id, span_id, tool_call_id, tool_name,
      agent_name, service_name, effect, result_status, result_complete, complete_reported, result_reasons,
      result_item_count, scope_resource, scope_snapshot, mutation_basis, mutation_target_count, evidence_snapshots,
      guard_decision)
@@ -14,7 +14,6 @@ SELECT
     pos + 1 AS sequence,
     {start:DateTime64(9)} + toIntervalMillisecond(intDiv(s * {span_seconds:UInt64} * 1000, {sessions:UInt64}) + pos * 20000) AS start_time,
     start_time + toIntervalMillisecond(150) AS end_time,
-    150000000 AS duration_ns,
     lower(hex(cityHash64(s))) AS trace_id,
     lower(hex(cityHash64(number))) AS span_id,
     concat('call-', toString(number)) AS tool_call_id,

@@ -13,7 +13,7 @@ import { digestHash, sealRecord, signatureValid } from '../../../audit/chain.ts'
 import { parseTimeOption } from '../../../audit/cli-support.ts';
 import { digestConfigFromEnv } from '../../../audit/config.ts';
 import { createDigestRecorder, digestEntries } from '../../../audit/recorder.ts';
-import { SPAN_COLUMNS, TOOL_CALL_COLUMNS, WARNING_COLUMNS } from '../../../ingest/rows.ts';
+import { SPAN_COLUMNS, TOOL_CALL_COLUMNS, TOOL_CALL_DERIVED, WARNING_COLUMNS } from '../../../ingest/rows.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
 
 const HOUR_S = 1_772_359_200; // 2026-03-01T10:00:00Z
@@ -124,9 +124,9 @@ describe('canonical rows', () => {
     assert.throws(() => instantNs('yesterday'), /not a time value/);
   });
 
-  it('covers every column the ingest writes (a new column needs a new canonical version)', () => {
+  it('covers every column the ingest writes or tool_calls derives (a new column needs a new canonical version)', () => {
     const names = (spec: typeof TOOL_CALLS_SPEC) => spec.columns.map(([n]) => n).sort();
-    assert.deepEqual(names(TOOL_CALLS_SPEC), [...TOOL_CALL_COLUMNS].sort());
+    assert.deepEqual(names(TOOL_CALLS_SPEC), [...TOOL_CALL_COLUMNS, ...TOOL_CALL_DERIVED].sort());
     assert.deepEqual(names(WARNINGS_SPEC), [...WARNING_COLUMNS].sort());
     assert.deepEqual(names(SPANS_SPEC), [...SPAN_COLUMNS].sort());
   });
