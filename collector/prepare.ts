@@ -14,6 +14,7 @@ import {
   type Span,
 } from '../platform/otlp/index.ts';
 import { refuse } from './errors.ts';
+import { prepareProtobufFast } from './prepare-fast.ts';
 import { splitByTrace, type TraceMessage } from './split-by-trace.ts';
 import { type RejectReason, rejectionMessage, stampTenant, validateRequest } from './validate.ts';
 
@@ -92,8 +93,15 @@ export function prepare(body: Buffer, format: BodyFormat, tenant: string): Prepa
   return prepared;
 }
 
-/** `prepare`, then one Kafka-ready message per trace. */
+/**
+ * `prepare`, then one Kafka-ready message per trace. A protobuf body whose spans are all valid takes the fast path
+ * (prepare-fast.ts: same result, no span decoded); any other body the general one.
+ */
 export function prepareMessages(body: Buffer, format: BodyFormat, tenant: string): PreparedMessages {
+  if (format === 'protobuf') {
+    const fast = prepareProtobufFast(body, tenant);
+    if (fast) return fast;
+  }
   const { request, encodedSpan, ...summary } = prepare(body, format, tenant);
   return { ...summary, messages: summary.accepted > 0 ? splitByTrace(request, encodedSpan) : [] };
 }

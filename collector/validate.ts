@@ -107,7 +107,7 @@ function matchesType(v: AnyValue | null | undefined, type: AttrValueType): boole
 }
 
 /** The first problem of a list of attributes; `contract` also checks `tooltrail.*` types and enum values. */
-function attributeProblem(attrs: KeyValue[] | undefined, where: string, contract: boolean): Problem | undefined {
+export function attributeProblem(attrs: KeyValue[] | undefined, where: string, contract: boolean): Problem | undefined {
   if (!attrs) return undefined;
   for (const kv of attrs) {
     const key = kv.key ?? '';

@@ -19,6 +19,7 @@ import type { CollectorConfig } from '../config.ts';
 import { CollectorHttpError, refuse } from '../errors.ts';
 import type { CollectorMetrics } from '../metrics.ts';
 import { type BodyFormat, type PreparedSummary, prepare } from '../prepare.ts';
+import { prepareProtobufFast } from '../prepare-fast.ts';
 import type { PreparePool } from '../prepare-pool.ts';
 import { retryAfterOf, type SpanSink } from '../sink.ts';
 
@@ -147,6 +148,14 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
       return summary.accepted > 0
         ? { ...summary, written: sink.writeEncoded(messages, { tenant, spanCount: summary.accepted }) }
         : summary;
+    }
+    if (sink.writeEncoded && format === 'protobuf') {
+      const fast = prepareProtobufFast(body, tenant);
+      if (fast) {
+        const { messages, ...summary } = fast;
+        count(summary, tenant);
+        return { ...summary, written: sink.writeEncoded(messages, { tenant, spanCount: summary.accepted }) };
+      }
     }
     const { request, encodedSpan, ...summary } = prepare(body, format, tenant);
     count(summary, tenant);

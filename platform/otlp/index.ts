@@ -7,9 +7,12 @@ export * from './assemble.ts';
 export * from './json.ts';
 export {
   type CheckedDecode,
+  type CheckedPart,
   decodeExportTraceServiceRequest,
   decodeExportTraceServiceRequestChecked,
   decodeExportTraceServiceResponse,
+  decodeInstrumentationScopeAt,
+  decodeResourceAt,
   encodeExportTraceServiceRequest,
   encodeExportTraceServiceResponse,
   encodeInstrumentationScope,

@@ -201,6 +201,36 @@ export function decodeExportTraceServiceRequestChecked(bytes: Uint8Array): Check
   return { request, invalidUtf8: (m) => invalidUtf8Counts.get(m) ?? 0, encodedSpan };
 }
 
+/** A Resource or InstrumentationScope decoded from a range of a request, as the request's decoding decodes it. */
+export interface CheckedPart<T> {
+  message: T;
+  /** Strings in it that are not valid UTF-8. */
+  invalidUtf8: number;
+  /** The decoding ended exactly at the range's end (otherwise the range was not one well-formed message). */
+  exact: boolean;
+}
+
+function decodePart<T>(type: GeneratedType<T>, buf: Buffer, start: number, end: number): CheckedPart<T> {
+  const reader = new CheckedReader(buf);
+  reader.pos = start;
+  const message = type.decode(reader, end - start) as T;
+  return { message, invalidUtf8: reader.invalidUtf8, exact: reader.pos === end };
+}
+
+/** The Resource at buf[start, end) (a field of a ResourceSpans); throws what the generated decoding throws. */
+export function decodeResourceAt(buf: Buffer, start: number, end: number): CheckedPart<Resource> {
+  return decodePart(root.opentelemetry.proto.resource.v1.Resource, buf, start, end);
+}
+
+/** The InstrumentationScope at buf[start, end) (a field of a ScopeSpans). */
+export function decodeInstrumentationScopeAt(
+  buf: Buffer,
+  start: number,
+  end: number,
+): CheckedPart<InstrumentationScope> {
+  return decodePart(root.opentelemetry.proto.common.v1.InstrumentationScope, buf, start, end);
+}
+
 /** Decodes an OTLP protobuf `ExportTraceServiceRequest` (a Kafka message value); throws OtlpDecodeError. */
 export function decodeExportTraceServiceRequest(bytes: Uint8Array): ExportTraceServiceRequest {
   return decodeExportTraceServiceRequestChecked(bytes).request;

@@ -1,0 +1,173 @@
+/**
+ * The protobuf fast path (collector/prepare-fast.ts) must give exactly what the general path gives (decode,
+ * validate, stamp, split by trace), and must leave every body it cannot vouch for to the general path.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { prepare } from '../../../collector/prepare.ts';
+import { prepareProtobufFast } from '../../../collector/prepare-fast.ts';
+import { splitByTrace } from '../../../collector/split-by-trace.ts';
+import { Attr } from '../../../contract/index.ts';
+import { mutateBytes, validRequestJson } from '../../../fuzz/otlp-gen.ts';
+import { Rng } from '../../../fuzz/rng.ts';
+import {
+  type AnyValue,
+  type ExportTraceServiceRequest,
+  encodeExportTraceServiceRequest,
+  exportTraceServiceRequestFromJson,
+  type KeyValue,
+  type Span,
+} from '../../../platform/otlp/index.ts';
+import { attr, bool, int, newTraceId, protobufBody, span, str, strs } from './fixtures.ts';
+
+const TENANT = 'acme';
+
+/** The general path: what prepareMessages did before the fast path existed. */
+function general(body: Buffer) {
+  const { request, encodedSpan, ...summary } = prepare(body, 'protobuf', TENANT);
+  return { ...summary, messages: summary.accepted > 0 ? splitByTrace(request, encodedSpan) : [] };
+}
+
+function assertSame(body: Buffer, label: string): boolean {
+  const fast = prepareProtobufFast(body, TENANT);
+  if (fast === undefined) return false;
+  assert.deepEqual(fast, general(body), label);
+  return true;
+}
+
+function deep(levels: number): AnyValue {
+  let v: AnyValue = { stringValue: 'leaf' };
+  for (let i = 0; i < levels; i++)
+    v = i % 2 ? { arrayValue: { values: [v] } } : { kvlistValue: { values: [{ key: 'k', value: v }] } };
+  return v;
+}
+
+/** Lone surrogates become invalid UTF-8 on the wire: the valid requests keep the other odd characters. */
+const wellFormed = (s: string) =>
+  s.replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '?');
+
+/** Valid requests of every shape the fast path handles: several resources and scopes, interleaved traces. */
+function validRequest(rng: Rng): ExportTraceServiceRequest {
+  const text = (n: number) => wellFormed(rng.string(n));
+  const traces = Array.from({ length: rng.int(1, 4) }, () => newTraceId());
+  const richSpan = (): Span => {
+    const extra: KeyValue[] = [
+      attr(Attr.EFFECT, str(rng.pick(['read', 'mutation']))),
+      attr(Attr.RESULT_COMPLETE, bool(rng.bool())),
+      attr(Attr.RESULT_ITEM_COUNT, int(rng.int(0, 100))),
+      attr(Attr.RESULT_REASONS, strs('MORE_PAGES_AVAILABLE')),
+      attr('tooltrail.future.thing', { doubleValue: 1.5 }),
+      attr('nested', deep(rng.int(0, 31))),
+      attr('bytes', { bytesValue: Buffer.from([0xff, 0x00]) }),
+      attr(`k.${text(12)}`, str(text(20))),
+    ];
+    const s = span({
+      traceId: rng.pick(traces),
+      attributes: extra.filter(() => rng.bool(0.7)),
+      ...(rng.bool(0.3) ? { parentSpanId: Buffer.alloc(8, 7) } : {}),
+      ...(rng.bool(0.3) ? { status: { code: rng.int(0, 2), message: text(8) } } : {}),
+      ...(rng.bool(0.3) ? { traceState: 'k=v', flags: 257, droppedAttributesCount: 3 } : {}),
+    });
+    if (rng.bool(0.3)) s.events = [{ timeUnixNano: '1', name: text(6), attributes: [attr('e', int(1))] }];
+    if (rng.bool(0.3)) s.links = [{ traceId: newTraceId(), spanId: Buffer.alloc(8, 1), attributes: [], flags: 1 }];
+    return s;
+  };
+  return {
+    resourceSpans: Array.from({ length: rng.int(1, 3) }, (_, i) => ({
+      resource: rng.bool(0.9)
+        ? {
+            attributes: [
+              attr('service.name', str(text(10))),
+              ...(rng.bool(0.3) ? [attr(Attr.TENANT, str(rng.pick([TENANT, 'other'])))] : []),
+            ],
+          }
+        : null,
+      ...(rng.bool(0.5) ? { schemaUrl: `https://opentelemetry.io/schemas/1.${i}` } : {}),
+      scopeSpans: Array.from({ length: rng.int(1, 3) }, () => ({
+        scope: rng.bool(0.8) ? { name: text(8), version: '1.0.0' } : null,
+        ...(rng.bool(0.3) ? { schemaUrl: text(10) } : {}),
+        spans: Array.from({ length: rng.int(0, 6) }, richSpan),
+      })),
+    })),
+  };
+}
+
+describe('the protobuf fast path of prepareMessages', () => {
+  it('gives exactly the general path’s messages and counts for valid requests of every shape (500 requests)', () => {
+    const rng = new Rng(20261130);
+    let fast = 0;
+    let withSpans = 0;
+    for (let i = 0; i < 500; i++) {
+      const req = validRequest(rng);
+      const body = protobufBody(req);
+      const g = general(body);
+      assert.equal(g.rejected, 0, `request ${i} is valid: ${g.errorMessage}`);
+      if (g.accepted > 0) withSpans++;
+      if (assertSame(body, `request ${i}`)) fast++;
+    }
+    assert.equal(fast, withSpans, 'a valid request left the fast path');
+  });
+
+  it('agrees with the general path whenever it answers, on fuzzed and byte-mutated requests (3,000 bodies)', () => {
+    const rng = new Rng(7);
+    let fast = 0;
+    let fallback = 0;
+    for (let i = 0; i < 3_000; i++) {
+      // The fuzz generator's requests nearly always hold a span the general path rejects; ours are valid.
+      const base =
+        i % 3 === 0
+          ? Buffer.from(
+              encodeExportTraceServiceRequest(exportTraceServiceRequestFromJson(validRequestJson(rng)).request),
+            )
+          : protobufBody(validRequest(rng));
+      const body = i % 2 ? mutateBytes(rng, base) : base;
+      let expected: ReturnType<typeof general> | undefined;
+      try {
+        expected = general(body);
+      } catch {
+        expected = undefined; // refused as not OTLP: the fast path must not answer
+      }
+      const got = prepareProtobufFast(body, TENANT);
+      if (got === undefined) {
+        fallback++;
+        continue;
+      }
+      fast++;
+      assert.deepEqual(got, expected, `body ${i}`);
+    }
+    assert.ok(fast > 100 && fallback > 100, `fast ${fast}, fallback ${fallback}`);
+  });
+
+  it('leaves to the general path every span the general path rejects or changes', () => {
+    const cases: [string, Partial<Span>][] = [
+      ['zero trace id', { traceId: Buffer.alloc(16) }],
+      ['short span id', { spanId: Buffer.alloc(4, 1) }],
+      ['7-byte parent', { parentSpanId: Buffer.alloc(7, 1) }],
+      ['end before start', { startTimeUnixNano: '20', endTimeUnixNano: '10' }],
+      ['no start', { startTimeUnixNano: '0' }],
+      ['kind 6', { kind: 6 }],
+      ['status 3', { status: { code: 3 } }],
+      ['bad link', { links: [{ traceId: Buffer.alloc(8, 1), spanId: Buffer.alloc(8, 1) }] }],
+      ['empty key', { attributes: [attr('', str('x'))] }],
+      ['wrong tooltrail type', { attributes: [attr(Attr.RESULT_COMPLETE, str('yes'))] }],
+      ['unknown enum value', { attributes: [attr(Attr.EFFECT, str('maybe'))] }],
+      ['span tenant claim', { attributes: [attr(Attr.TENANT, str(TENANT))] }],
+      ['too deep', { attributes: [attr('d', deep(33))] }],
+      ['event empty key', { events: [{ timeUnixNano: '1', name: 'e', attributes: [attr('', int(1))] }] }],
+    ];
+    for (const [label, overrides] of cases) {
+      const body = protobufBody({
+        resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans: [span(), span(overrides)] }] }],
+      });
+      assert.equal(prepareProtobufFast(body, TENANT), undefined, label);
+      const g = general(body);
+      assert.ok(g.rejected > 0 || g.messages.length > 0, label);
+    }
+    // Invalid UTF-8 in a span name (protobufjs would replace it silently).
+    const named = protobufBody({ resourceSpans: [{ scopeSpans: [{ spans: [span({ name: 'SPAN' })] }] }] });
+    named[named.indexOf('SPAN')] = 0xc3;
+    named[named.indexOf('PAN')] = 0x28;
+    assert.equal(prepareProtobufFast(named, TENANT), undefined);
+    assert.equal(general(named).rejected, 1);
+  });
+});
