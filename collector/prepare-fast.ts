@@ -459,7 +459,11 @@ function span(end: number): number {
 
 // ---------------------------------------------------------------------------------------------- assembly
 
-/** Per span (request order): its encoding's range, its scope, the next span of its trace. */
+/**
+ * Per span (request order): where its field starts when its tag and length are canonical (else -1), its
+ * encoding's range, its scope, the next span of its trace.
+ */
+let spanTag: Int32Array = new Int32Array(1024);
 let spanStart: Int32Array = new Int32Array(1024);
 let spanEnd: Int32Array = new Int32Array(1024);
 let spanScope: Int32Array = new Int32Array(1024);
@@ -489,10 +493,14 @@ interface ResourceInfo {
 
 interface Trace {
   key: string;
+  /** Where its trace id is in the body. */
   at: number;
   head: number;
   tail: number;
   spans: number;
+  /** Set by sizeTrace: the sizes of its scope and resource runs, and of its message. */
+  sizes: number[];
+  size: number;
 }
 
 function varintSize(n: number): number {
@@ -515,11 +523,8 @@ function writeVarint(out: Buffer, at: number, n: number): number {
   return at;
 }
 
-/** One trace's ExportTraceServiceRequest, laid out as TraceRequestAssembler lays it out (platform/otlp/assemble.ts). */
-function assemble(trace: Trace, scopes: ScopeInfo[], resources: ResourceInfo[]): Buffer {
-  // Pass 1: sizes of each run of spans sharing a scope, and of each run sharing a resource.
-  const scopeSizes: number[] = [];
-  const resourceSizes: number[] = [];
+/** Sizes of one trace's runs of spans sharing a scope and a resource, and of its whole message (pass 1). */
+function sizeTrace(trace: Trace, scopes: ScopeInfo[], resources: ResourceInfo[]): void {
   let total = 0;
   let s = trace.head;
   while (s >= 0) {
@@ -537,51 +542,83 @@ function assemble(trace: Trace, scopes: ScopeInfo[], resources: ResourceInfo[]):
         ssize += fieldSize((spanEnd[s] as number) - (spanStart[s] as number));
         s = spanNext[s] as number;
       }
-      scopeSizes.push(ssize);
+      trace.sizes.push(ssize);
       rsize += fieldSize(ssize);
     }
-    resourceSizes.push(rsize);
+    trace.sizes.push(rsize);
     total += fieldSize(rsize);
   }
-  // Pass 2: write.
-  const out = Buffer.allocUnsafe(total);
-  let at = 0;
-  const put = (tag: number, bytes: Uint8Array) => {
-    out[at++] = tag;
-    at = writeVarint(out, at, bytes.length);
-    out.set(bytes, at);
-    at += bytes.length;
-  };
-  const putRange = (tag: number, start: number, end: number) => {
-    out[at++] = tag;
-    at = writeVarint(out, at, end - start);
-    at += buf.copy(out, at, start, end);
-  };
-  let ri = 0;
-  let si = 0;
-  s = trace.head;
+  trace.size = total;
+}
+
+let out: Buffer = Buffer.alloc(0);
+let at = 0;
+
+function put(tag: number, bytes: Uint8Array): void {
+  out[at++] = tag;
+  at = writeVarint(out, at, bytes.length);
+  out.set(bytes, at);
+  at += bytes.length;
+}
+
+function putRange(tag: number, start: number, end: number): void {
+  out[at++] = tag;
+  at = writeVarint(out, at, end - start);
+  at += buf.copy(out, at, start, end);
+}
+
+/**
+ * Writes one trace's ExportTraceServiceRequest at `at` in `out`, laid out as TraceRequestAssembler lays it out
+ * (platform/otlp/assemble.ts). Spans that follow each other in the body, each with its canonical tag and length
+ * (as the assembler writes them), are copied together with their tags in one copy.
+ */
+function writeTrace(trace: Trace, scopes: ScopeInfo[], resources: ResourceInfo[]): void {
+  const start = at;
+  // Pass 1 pushed, per resource run, its scope runs' sizes and then its own: find each resource's size first.
+  const sizes = trace.sizes;
+  let k = 0;
+  let s = trace.head;
   while (s >= 0) {
     const r = (scopes[spanScope[s] as number] as ScopeInfo).resource;
     const res = resources[r] as ResourceInfo;
+    // This resource run's scope sizes are sizes[k .. j), its own size sizes[j].
+    let j = k;
+    let probe = s;
+    while (probe >= 0 && (scopes[spanScope[probe] as number] as ScopeInfo).resource === r) {
+      const sc = spanScope[probe] as number;
+      while (probe >= 0 && spanScope[probe] === sc) probe = spanNext[probe] as number;
+      j++;
+    }
     out[at++] = 0x0a;
-    at = writeVarint(out, at, resourceSizes[ri++] as number);
+    at = writeVarint(out, at, sizes[j] as number);
     put(0x0a, res.bytes as Uint8Array);
     while (s >= 0 && (scopes[spanScope[s] as number] as ScopeInfo).resource === r) {
       const sc = spanScope[s] as number;
       const sinfo = scopes[sc] as ScopeInfo;
       out[at++] = 0x12;
-      at = writeVarint(out, at, scopeSizes[si++] as number);
+      at = writeVarint(out, at, sizes[k++] as number);
       if (sinfo.scope) put(0x0a, sinfo.scope);
       while (s >= 0 && spanScope[s] === sc) {
-        putRange(0x12, spanStart[s] as number, spanEnd[s] as number);
+        const runFrom = spanTag[s] as number;
+        if (runFrom < 0) {
+          putRange(0x12, spanStart[s] as number, spanEnd[s] as number);
+          s = spanNext[s] as number;
+          continue;
+        }
+        let runTo = spanEnd[s] as number;
         s = spanNext[s] as number;
+        while (s >= 0 && spanScope[s] === sc && spanTag[s] === runTo) {
+          runTo = spanEnd[s] as number;
+          s = spanNext[s] as number;
+        }
+        at += buf.copy(out, at, runFrom, runTo);
       }
       if (sinfo.urlEnd > sinfo.urlStart) putRange(0x1a, sinfo.urlStart, sinfo.urlEnd);
     }
+    k = j + 1;
     if (res.urlEnd > res.urlStart) putRange(0x1a, res.urlStart, res.urlEnd);
   }
-  if (at !== total) throw new Error(`prepare-fast: assembled ${at} of ${total} bytes`);
-  return out;
+  if (at - start !== trace.size) throw new Error(`prepare-fast: assembled ${at - start} of ${trace.size} bytes`);
 }
 
 // ---------------------------------------------------------------------------------------------- request
@@ -600,6 +637,7 @@ export function prepareProtobufFast(body: Buffer, tenant: string): PreparedMessa
     throw err;
   } finally {
     buf = EMPTY;
+    out = EMPTY;
   }
 }
 
@@ -652,6 +690,7 @@ function scanRequest(body: Buffer, tenant: string): PreparedMessages | undefined
         scopes.push(si);
         let ssSeen = 0;
         while (pos < ssEnd) {
+          const tagAt = pos;
           const t = u28(ssEnd);
           if (t === ((1 << 3) | WT_LEN)) {
             if (ssSeen & 2) throw FALLBACK;
@@ -674,11 +713,13 @@ function scanRequest(body: Buffer, tenant: string): PreparedMessages | undefined
             const traceAt = span(e);
             const n = spans++;
             if (n >= spanStart.length) {
+              spanTag = grow(spanTag, n);
               spanStart = grow(spanStart, n);
               spanEnd = grow(spanEnd, n);
               spanScope = grow(spanScope, n);
               spanNext = grow(spanNext, n);
             }
+            spanTag[n] = body[tagAt] === 0x12 && start - tagAt === 1 + varintSize(e - start) ? tagAt : -1;
             spanStart[n] = start;
             spanEnd[n] = e;
             spanScope[n] = sc;
@@ -690,7 +731,7 @@ function scanRequest(body: Buffer, tenant: string): PreparedMessages | undefined
               const key = body.toString('hex', traceAt, traceAt + 16);
               trace = byKey.get(key);
               if (!trace) {
-                trace = { key, at: traceAt, head: n, tail: n, spans: 0 };
+                trace = { key, at: traceAt, head: n, tail: n, spans: 0, sizes: [], size: 0 };
                 byKey.set(key, trace);
                 traces.push(trace);
               } else {
@@ -719,10 +760,20 @@ function scanRequest(body: Buffer, tenant: string): PreparedMessages | undefined
   const withSpans = resources.filter((ri) => ri.spans > 0);
   const tenantOverrides = stampTenant({ resourceSpans: withSpans.map((ri) => ri.rs) }, tenant);
   for (const ri of withSpans) ri.bytes = encodeResource(ri.rs.resource as Resource); // stampTenant set it
-  const messages: TraceMessage[] = traces.map((t) => ({
-    key: t.key,
-    value: assemble(t, scopes, resources),
-    spanCount: t.spans,
-  }));
+  // One buffer for all the request's messages (one allocation, not one per trace), each message a view of it.
+  let total = 0;
+  for (const t of traces) {
+    sizeTrace(t, scopes, resources);
+    total += t.size;
+  }
+  out = Buffer.allocUnsafe(total);
+  at = 0;
+  const messages: TraceMessage[] = [];
+  for (const t of traces) {
+    const from = at;
+    writeTrace(t, scopes, resources);
+    messages.push({ key: t.key, value: out.subarray(from, at), spanCount: t.spans });
+  }
+  out = EMPTY;
   return { accepted: spans, rejected: 0, byReason: [], errorMessage: '', tenantOverrides, messages };
 }

@@ -1,9 +1,34 @@
+import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import { gzip, unzip } from 'node:zlib';
 import kafkajs from 'kafkajs';
 import type { KafkaClient } from './client.ts';
+import { createKeyPartitioner } from './partitioner.ts';
 
-const { CompressionCodecs, CompressionTypes, Partitioners } = kafkajs;
+const { CompressionCodecs, CompressionTypes } = kafkajs;
+
+/**
+ * kafkajs (2.2.4, pinned) grows its protocol encoders with zero-filled buffers: each record of a produce request
+ * (a ~4 KiB OTLP message) and each batch is allocated twice and zeroed, which the collector paid in allocation,
+ * memsets and young-generation GCs forced by external memory. Every encoder write fills the bytes it advances over
+ * and only bytes [0, offset) are ever read, so growing with uninitialised memory changes nothing else.
+ */
+interface KafkajsEncoder {
+  buf: Buffer;
+  offset: number;
+  ensureAvailable(length: number): void;
+}
+const Encoder = createRequire(import.meta.url)('kafkajs/src/protocol/encoder') as {
+  prototype: KafkajsEncoder;
+  nextPowerOfTwo(n: number): number;
+};
+Encoder.prototype.ensureAvailable = function ensureAvailable(this: KafkajsEncoder, length: number) {
+  if (this.offset + length > this.buf.length) {
+    const grown = Buffer.allocUnsafe(Encoder.nextPowerOfTwo(this.offset + length));
+    this.buf.copy(grown, 0, 0, this.offset);
+    this.buf = grown;
+  }
+};
 
 const gzipAsync = promisify(gzip);
 const unzipAsync = promisify(unzip);
@@ -44,14 +69,14 @@ export interface ProducerOptions {
 }
 
 /**
- * An idempotent producer that waits for acks from all in-sync replicas. The default partitioner hashes the key with
- * murmur2 like the Java client, so a key lands on the same partition whichever client produced it.
+ * An idempotent producer that waits for acks from all in-sync replicas. The partitioner hashes the key with murmur2
+ * like the Java client, so a key lands on the same partition whichever client produced it (partitioner.ts).
  */
 export function createIdempotentProducer(kafka: KafkaClient, options: ProducerOptions = {}): Producer {
   const producer = kafka.producer({
     idempotent: true,
     maxInFlightRequests: 1,
-    createPartitioner: Partitioners.DefaultPartitioner,
+    createPartitioner: createKeyPartitioner,
     ...(options.retries !== undefined
       ? { retry: { retries: Math.max(1, options.retries), initialRetryTime: 100, maxRetryTime: 1_000 } }
       : {}),
