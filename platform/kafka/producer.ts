@@ -4,6 +4,7 @@ import { gzip, unzip } from 'node:zlib';
 import kafkajs from 'kafkajs';
 import type { KafkaClient } from './client.ts';
 import { createKeyPartitioner } from './partitioner.ts';
+import { installRecordEncoder } from './record.ts';
 
 const { CompressionCodecs, CompressionTypes } = kafkajs;
 
@@ -22,6 +23,7 @@ const Encoder = createRequire(import.meta.url)('kafkajs/src/protocol/encoder') a
   prototype: KafkajsEncoder;
   nextPowerOfTwo(n: number): number;
 };
+installRecordEncoder();
 Encoder.prototype.ensureAvailable = function ensureAvailable(this: KafkajsEncoder, length: number) {
   if (this.offset + length > this.buf.length) {
     const grown = Buffer.allocUnsafe(Encoder.nextPowerOfTwo(this.offset + length));
