@@ -130,12 +130,10 @@ function str(end: number): void {
   const b = buf;
   strStart = start;
   pos = e;
-  for (let i = start; i < e; i++) {
-    if ((b[i] as number) > 0x7f) {
-      if (!isUtf8(b.subarray(start, e))) throw FALLBACK;
-      return;
-    }
-  }
+  // OR-ing the bytes (no branch per byte) then testing the high bit: ASCII strings, nearly all, stop here.
+  let bits = 0;
+  for (let i = start; i < e; i++) bits |= b[i] as number;
+  if (bits > 0x7f && !isUtf8(b.subarray(start, e))) throw FALLBACK;
 }
 
 function fixed(end: number, n: number): void {
@@ -161,9 +159,13 @@ function hasPrefix(start: number, end: number): boolean {
 function contractRule(start: number, end: number): ContractRule | undefined {
   const candidates = RULES_BY_LENGTH[end - start];
   if (candidates === undefined) return undefined;
-  for (let i = 0; i < candidates.length; i++) {
+  const b = buf;
+  // The `tooltrail.` prefix was checked: compare the rest.
+  next: for (let i = 0; i < candidates.length; i++) {
     const rule = candidates[i] as ContractRule;
-    if (equalsBytes(rule.bytes, start, end)) return rule;
+    const bytes = rule.bytes;
+    for (let j = PREFIX_LENGTH; j < bytes.length; j++) if (b[start + j] !== bytes[j]) continue next;
+    return rule;
   }
   return undefined;
 }
