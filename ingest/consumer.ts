@@ -20,6 +20,7 @@ import { rejectedSpansLetter, undecodableLetter } from './dead-letter.ts';
 import { emptyFlattenResult, type FlattenOptions, type FlattenResult, flattenInto } from './flatten.ts';
 import type { IngestMetrics } from './metrics.ts';
 import { PartitionPlanner, type PlanEntry, type PlanLimits } from './partition-plan.ts';
+import { assembleBlocks, ColumnArena, type ColumnsMark, decodeToColumns } from './wire-columns.ts';
 import type { RowWriter } from './writer.ts';
 
 export interface DeadLetterSender {
@@ -68,7 +69,12 @@ class Entry implements PlanEntry {
   private decoded = false;
   private hashValue: string | undefined;
   private spanRows = 0;
-  /** The message's rows (unset when undecodable). */
+  /**
+   * The message's rows as Native column bytes in the partition's arena (ingest/wire-columns.ts), when it took
+   * that path; else `flat` holds its rows (unset when undecodable).
+   */
+  mark: ColumnsMark | undefined;
+  /** The message's rows (unset when undecodable or decoded to columns). */
   flat: FlattenResult | undefined;
   /** Kept only when some spans were rejected (to dead-letter them). */
   request: ExportTraceServiceRequest | undefined;
@@ -77,6 +83,8 @@ class Entry implements PlanEntry {
   constructor(
     readonly message: BatchMessage,
     private readonly options: FlattenOptions | undefined,
+    /** Where to decode the rows to, when the writer takes encoded blocks. */
+    readonly arena: ColumnArena | undefined,
   ) {
     this.offset = Number(message.offset);
     this.timestamp = Number(message.timestamp);
@@ -100,6 +108,18 @@ class Entry implements PlanEntry {
   decode(): void {
     if (this.decoded) return;
     this.decoded = true;
+    if (this.arena && this.message.value) {
+      this.mark = decodeToColumns(this.arena, this.message.value, this.options);
+      if (this.mark) {
+        this.spanRows = this.mark.toolCalls + this.mark.spans;
+        return;
+      }
+    }
+    this.decodeRows();
+  }
+
+  /** The general path: decode to objects, flatten to rows (also for a column-decoded message in a mixed batch). */
+  decodeRows(): void {
     let request: ExportTraceServiceRequest;
     try {
       request = this.message.value ? decodeExportTraceServiceRequestFast(this.message.value) : { resourceSpans: [] };
@@ -127,9 +147,20 @@ function appendRows(to: FlattenResult, from: FlattenResult): void {
   for (const r of from.rejected) to.rejected.push(r);
 }
 
+/** True when a batch of these entries can be inserted from the arena (no entry holds row objects). */
+function allColumns(entries: readonly Entry[]): boolean {
+  for (const e of entries) {
+    const f = e.flat;
+    if (f && (f.toolCalls.length > 0 || f.warnings.length > 0 || f.spans.length > 0)) return false;
+  }
+  return true;
+}
+
 interface PartitionState {
   planner: PartitionPlanner | undefined;
   buffer: Entry[];
+  /** The Native column bytes of `buffer`'s decoded messages; replaced with the buffer. */
+  arena: ColumnArena | undefined;
   backoffMs: number;
   retryTimer: unknown;
 }
@@ -184,6 +215,7 @@ export class IngestLoop {
     for (const [p, st] of this.partitions) {
       st.planner = undefined;
       st.buffer = [];
+      st.arena = this.newArena();
       if (!assigned.includes(p)) {
         this.clearRetry(st);
         this.partitions.delete(p);
@@ -194,10 +226,24 @@ export class IngestLoop {
   private state(p: number): PartitionState {
     let st = this.partitions.get(p);
     if (!st) {
-      st = { planner: undefined, buffer: [], backoffMs: 0, retryTimer: undefined };
+      st = { planner: undefined, buffer: [], arena: this.newArena(), backoffMs: 0, retryTimer: undefined };
       this.partitions.set(p, st);
     }
     return st;
+  }
+
+  /** A fresh arena for a fresh buffer (entries still decoding into the old one keep theirs). */
+  private newArena(): ColumnArena | undefined {
+    return this.o.writer.writeEncoded ? new ColumnArena() : undefined;
+  }
+
+  /** Drops a stored batch's entries; their column bytes go with them. */
+  private consumed(st: PartitionState, count: number): void {
+    st.buffer.splice(0, count);
+    if (!st.arena) return;
+    const live: ColumnsMark[] = [];
+    for (const e of st.buffer) if (e.mark) live.push(e.mark);
+    st.arena.compact(live);
   }
 
   private log(message: string): void {
@@ -280,6 +326,7 @@ export class IngestLoop {
     if (lastBuffered && firstOffset <= lastBuffered.offset) {
       // Re-delivered from an earlier offset (seek, rejoin): start over from what Kafka gives us.
       st.buffer = [];
+      st.arena = this.newArena();
       st.planner = undefined;
     }
     if (!st.planner) {
@@ -290,7 +337,7 @@ export class IngestLoop {
         return;
       }
     }
-    for (const m of batch.messages) st.buffer.push(new Entry(m, this.o.flatten));
+    for (const m of batch.messages) st.buffer.push(new Entry(m, this.o.flatten, st.arena));
     control.markFetched(batch.messages[batch.messages.length - 1]!.offset);
     const highWatermark = Number(batch.highWatermark);
     this.o.metrics.consumerLag.set({ partition: String(p) }, Math.max(0, highWatermark - firstOffset));
@@ -312,7 +359,7 @@ export class IngestLoop {
       if (plan.kind === 'skip') {
         // Stored before a crash, not committed: commit without inserting again.
         if (!(await this.commit(st, p, plan.range))) return;
-        st.buffer.splice(0, plan.count);
+        this.consumed(st, plan.count);
         continue;
       }
       const entries = st.buffer.slice(0, plan.count);
@@ -327,7 +374,7 @@ export class IngestLoop {
       ]).then(([o]) => o);
       if (outcome === 'failed') return;
       if (outcome === 'lost') return;
-      st.buffer.splice(0, plan.count);
+      this.consumed(st, plan.count);
       this.o.metrics.consumerLag.set({ partition: String(p) }, Math.max(0, highWatermark - plan.range.last - 1));
       try {
         await control.heartbeat();
@@ -346,7 +393,20 @@ export class IngestLoop {
   ): Promise<StoreOutcome> {
     const rows = emptyFlattenResult();
     const letters: OutgoingMessage[] = [];
+    // Encoded blocks when every message's rows are in the arena; otherwise (a message took the general path with
+    // rows) the batch is built from rows, the column-decoded messages decoded again the general way.
+    const arena = entries.find((e) => e.mark !== undefined)?.arena;
+    const columns = arena !== undefined && this.o.writer.writeEncoded !== undefined && allColumns(entries);
+    const marks: ColumnsMark[] = [];
     for (const e of entries) {
+      if (e.mark) {
+        if (columns) {
+          marks.push(e.mark);
+          continue;
+        }
+        e.mark = undefined;
+        e.decodeRows();
+      }
       if (e.error !== undefined || !e.flat) {
         letters.push(undecodableLetter(e.message, e.error ?? 'undecodable'));
         continue;
@@ -356,21 +416,24 @@ export class IngestLoop {
         letters.push(rejectedSpansLetter(e.message, e.request, e.flat.rejected));
       }
     }
+    const blocks = columns ? assembleBlocks(arena, marks) : undefined;
     st.planner!.remember(range);
     try {
       if (!recorded) {
         await this.o.batchLog.record([{ partition: p, range, messages: entries.length, state: BATCH_INTENT }]);
       }
       await Promise.all([
-        this.o.writer.writeRows(rows, {
-          dedupToken: batchToken(this.o.topic, p, range),
-          // The digest worker re-flattens these bytes instead of receiving every row by structured clone.
-          digestSource: {
-            kind: 'otlp',
-            messages: entries.map((e) => (e.flat ? e.message.value : null)),
-            flatten: this.o.flatten,
-          },
-        }),
+        blocks && this.o.writer.writeEncoded
+          ? this.o.writer.writeEncoded(blocks, { dedupToken: batchToken(this.o.topic, p, range) })
+          : this.o.writer.writeRows(rows, {
+              dedupToken: batchToken(this.o.topic, p, range),
+              // The digest worker re-flattens these bytes instead of receiving every row by structured clone.
+              digestSource: {
+                kind: 'otlp',
+                messages: entries.map((e) => (e.flat ? e.message.value : null)),
+                flatten: this.o.flatten,
+              },
+            }),
         letters.length > 0 ? this.o.deadLetters.send(letters) : Promise.resolve(),
       ]);
     } catch (err) {
@@ -412,6 +475,7 @@ export class IngestLoop {
       );
       st.planner = undefined;
       st.buffer = [];
+      st.arena = this.newArena();
       return false;
     }
   }
@@ -421,6 +485,7 @@ export class IngestLoop {
     st.backoffMs = st.backoffMs === 0 ? this.o.backoff.initialMs : Math.min(st.backoffMs * 2, this.o.backoff.maxMs);
     this.log(`${why}; retrying in ${st.backoffMs} ms`);
     st.buffer = [];
+    st.arena = this.newArena();
     this.o.consumer.seek(p, String(offset));
     this.o.consumer.pause([p]);
     this.clearRetry(st);

@@ -301,3 +301,8 @@ export function encodeNative<Row extends object>(
   }
   return out.result();
 }
+
+/** The ClickHouse type name a Native block header gives for `type`. */
+export function nativeTypeName(type: NativeType): string {
+  return TYPE_NAMES[type];
+}

@@ -20,6 +20,7 @@ import {
   WARNING_COLUMNS,
   WARNING_NATIVE,
 } from './rows.ts';
+import type { EncodedRows } from './wire-columns.ts';
 
 export const TABLES = { toolCalls: 'tool_calls', warnings: 'tool_call_warnings', spans: 'spans' } as const;
 
@@ -43,6 +44,11 @@ export type WireFormat = 'native' | 'json';
 
 export interface RowWriter {
   writeRows(rows: Rows, options?: WriteOptions): Promise<WriteResult>;
+  /**
+   * Inserts Native blocks already encoded (ingest/wire-columns.ts), with the same tokens and settings as
+   * `writeRows`. Absent when the writer needs row objects (digests, JSON format): the caller then passes rows.
+   */
+  writeEncoded?(blocks: EncodedRows, options?: Pick<WriteOptions, 'dedupToken'>): Promise<WriteResult>;
 }
 
 export interface ClickHouseWriterOptions {
@@ -96,7 +102,39 @@ export function createClickHouseWriter(ch: ClickHouseClient, options: ClickHouse
   const db = options.database;
   const now = options.now ?? Date.now;
   const format = options.format ?? 'native';
+  const observe = (result: WriteResult) => {
+    const m = options.metrics;
+    if (!m) return;
+    m.rowsWritten.inc({ table: TABLES.toolCalls }, result.rows.toolCalls);
+    m.rowsWritten.inc({ table: TABLES.warnings }, result.rows.warnings);
+    m.rowsWritten.inc({ table: TABLES.spans }, result.rows.spans);
+    m.insertSeconds.observe(result.insertMs / 1000);
+    m.batchRows.observe(result.rows.toolCalls + result.rows.warnings + result.rows.spans);
+  };
+  const writeEncoded: RowWriter['writeEncoded'] = async (blocks, { dedupToken } = {}) => {
+    const started = now();
+    const jobs: Promise<void>[] = [];
+    const insert = (name: string, block: { rows: number; body: Buffer }, columns: readonly string[]) => {
+      if (block.rows === 0) return;
+      const token = dedupToken === undefined ? undefined : `${dedupToken}:${name}`;
+      jobs.push(insertBody(ch, `${db}.${name}`, columns, block.body, token, 'native'));
+    };
+    insert(TABLES.toolCalls, blocks.toolCalls, TOOL_CALL_COLUMNS);
+    insert(TABLES.warnings, blocks.warnings, WARNING_COLUMNS);
+    insert(TABLES.spans, blocks.spans, SPAN_COLUMNS);
+    const settled = await Promise.allSettled(jobs);
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) throw failed.reason;
+    const result: WriteResult = {
+      rows: { toolCalls: blocks.toolCalls.rows, warnings: blocks.warnings.rows, spans: blocks.spans.rows },
+      insertMs: now() - started,
+    };
+    observe(result);
+    return result;
+  };
   return {
+    // Digests hash row objects, and JSON is encoded from them: only a plain Native writer takes encoded blocks.
+    ...(format === 'native' && !options.digests ? { writeEncoded } : {}),
     async writeRows(rows, { dedupToken, digestSource } = {}) {
       const started = now();
       // The digest worker hashes while we encode and ClickHouse inserts; recorded below, only after the ack.
@@ -127,14 +165,7 @@ export function createClickHouseWriter(ch: ClickHouseClient, options: ClickHouse
         rows: { toolCalls: rows.toolCalls.length, warnings: rows.warnings.length, spans: rows.spans.length },
         insertMs: now() - started,
       };
-      const m = options.metrics;
-      if (m) {
-        m.rowsWritten.inc({ table: TABLES.toolCalls }, result.rows.toolCalls);
-        m.rowsWritten.inc({ table: TABLES.warnings }, result.rows.warnings);
-        m.rowsWritten.inc({ table: TABLES.spans }, result.rows.spans);
-        m.insertSeconds.observe(result.insertMs / 1000);
-        m.batchRows.observe(result.rows.toolCalls + result.rows.warnings + result.rows.spans);
-      }
+      observe(result);
       return result;
     },
   };

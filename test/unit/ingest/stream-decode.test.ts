@@ -4,20 +4,16 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { Attr, EXECUTE_TOOL, GenAi, OtelResource, WarningEvent } from '../../../contract/index.ts';
+import { Attr, OtelResource } from '../../../contract/index.ts';
 import { type FlattenOptions, flatten, selectSpans } from '../../../ingest/flatten.ts';
 import {
-  type AnyValue,
   decodeExportTraceServiceRequest,
   decodeExportTraceServiceRequestFast,
   type ExportTraceServiceRequest,
   encodeExportTraceServiceRequest,
-  type KeyValue,
-  type Span,
 } from '../../../platform/otlp/index.ts';
 import { syntheticMessage } from '../../support/ingest.ts';
+import { field, prng, randomRequest, randomSpan, sdkPayload } from './otlp-payloads.ts';
 
 const OPTIONS: FlattenOptions[] = [{}, { defaultTenant: 'fallback' }, { tenant: 'authenticated' }];
 
@@ -57,166 +53,6 @@ function assertSame(bytes: Uint8Array, label: string): boolean {
     `${label}: same re-encoding`,
   );
   return true;
-}
-
-/** A small seeded PRNG (mulberry32): failures reproduce from the printed seed. */
-function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  const int = (n: number) => Math.floor(next() * n);
-  const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)] as T;
-  const chance = (p: number) => next() < p;
-  const bytes = (n: number) => Buffer.from(Array.from({ length: n }, () => int(256)));
-  return { int, pick, chance, bytes, next };
-}
-type Rand = ReturnType<typeof prng>;
-
-const KEYS = [
-  ...Object.values(Attr),
-  GenAi.OPERATION_NAME,
-  GenAi.TOOL_NAME,
-  GenAi.TOOL_CALL_ID,
-  GenAi.CONVERSATION_ID,
-  GenAi.AGENT_NAME,
-  GenAi.AGENT_ID,
-  OtelResource.SERVICE_NAME,
-  WarningEvent.CODE,
-  WarningEvent.SOURCE,
-  WarningEvent.MESSAGE,
-  'http.method',
-  'ünïcödé',
-  '',
-];
-
-function randomValue(r: Rand, depth: number): AnyValue {
-  switch (r.int(depth > 2 ? 5 : 8)) {
-    case 0:
-      return { stringValue: r.pick([EXECUTE_TOOL, 'x', '', 'ü€😀', 'complete', 'MORE_PAGES_AVAILABLE']) };
-    case 1:
-      return { boolValue: r.chance(0.5) };
-    case 2:
-      return { intValue: r.pick([0, 1, -1, 7, 2 ** 40, '-9223372036854775808', '9223372036854775807']) };
-    case 3:
-      return { doubleValue: r.pick([0, 1.5, -2.25, Number.NaN, Number.POSITIVE_INFINITY, 1e300]) };
-    case 4:
-      return r.chance(0.5) ? {} : { bytesValue: r.bytes(r.int(5)) };
-    case 5:
-    case 6:
-      return { arrayValue: { values: Array.from({ length: r.int(4) }, () => randomValue(r, depth + 1)) } };
-    default:
-      return { kvlistValue: { values: randomAttributes(r, depth + 1, 3) } };
-  }
-}
-
-function randomAttributes(r: Rand, depth: number, max: number): KeyValue[] {
-  return Array.from({ length: r.int(max + 1) }, () =>
-    r.chance(0.05) ? { key: r.pick(KEYS) } : { key: r.pick(KEYS), value: randomValue(r, depth) },
-  );
-}
-
-function randomId(r: Rand, length: number): Buffer | undefined {
-  if (r.chance(0.05)) return undefined;
-  if (r.chance(0.05)) return Buffer.alloc(length);
-  if (r.chance(0.05)) return r.bytes(length + 1);
-  return r.bytes(length);
-}
-
-function randomSpan(r: Rand): Span {
-  const tool = r.chance(0.6);
-  const attributes = randomAttributes(r, 0, 12);
-  if (tool)
-    attributes.splice(r.int(attributes.length + 1), 0, {
-      key: GenAi.OPERATION_NAME,
-      value: { stringValue: EXECUTE_TOOL },
-    });
-  const t = 1_700_000_000_000_000_000n + BigInt(r.int(1e9));
-  const s: Span = {
-    traceId: randomId(r, 16) ?? null,
-    spanId: randomId(r, 8) ?? null,
-    name: r.pick(['execute_tool list', 'turn', '']),
-    kind: r.pick([0, 1, 2, 3, 5, 9]),
-    startTimeUnixNano: t.toString(),
-    endTimeUnixNano: (r.chance(0.1) ? t - 5n : t + BigInt(r.int(1e6))).toString(),
-    attributes,
-    events: Array.from({ length: r.pick([0, 0, 1, 3]) }, () => ({
-      name: r.pick([WarningEvent.NAME, 'other']),
-      timeUnixNano: r.chance(0.2) ? '0' : (t + 10n).toString(),
-      attributes: randomAttributes(r, 0, 4),
-    })),
-    links: Array.from({ length: r.pick([0, 0, 2]) }, () => ({
-      traceId: r.bytes(16),
-      spanId: r.bytes(8),
-      traceState: r.pick(['', 'a=b']),
-      attributes: randomAttributes(r, 0, 2),
-    })),
-  };
-  if (r.chance(0.7)) s.status = { code: r.pick([0, 1, 2, 7]), message: r.pick(['', 'boom']) };
-  if (r.chance(0.3)) s.parentSpanId = r.bytes(8);
-  if (r.chance(0.2)) s.traceState = 'k=v';
-  return s;
-}
-
-function randomRequest(r: Rand): ExportTraceServiceRequest {
-  return {
-    resourceSpans: Array.from({ length: 1 + r.int(3) }, () => {
-      const attrs = randomAttributes(r, 0, 3);
-      if (r.chance(0.8)) attrs.push({ key: Attr.TENANT, value: { stringValue: r.pick(['acme', 'beta']) } });
-      if (r.chance(0.2)) attrs.push({ key: Attr.TENANT, value: { intValue: 3 } });
-      return {
-        ...(r.chance(0.9) ? { resource: { attributes: attrs } } : {}),
-        scopeSpans: Array.from({ length: r.int(3) }, () => ({
-          ...(r.chance(0.8) ? { scope: { name: 'lib', version: r.pick(['1.0', '']) } } : {}),
-          spans: Array.from({ length: r.int(5) }, () => randomSpan(r)),
-        })),
-      };
-    }),
-  };
-}
-
-/** A protobuf field (tag + payload) appended to a message: unknown fields, repeated singular ones. */
-function field(no: number, wire: number, payload: Buffer): Buffer {
-  const tag = (no << 3) | wire;
-  const varint = (n: number) => {
-    const out: number[] = [];
-    while (n > 0x7f) {
-      out.push((n & 0x7f) | 0x80);
-      n >>>= 7;
-    }
-    out.push(n);
-    return Buffer.from(out);
-  };
-  return Buffer.concat([varint(tag), wire === 2 ? varint(payload.length) : Buffer.alloc(0), payload]);
-}
-
-function sdkPayload(): Uint8Array {
-  const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-  const tracer = provider.getTracer('diff-test', '1.2.3');
-  const parent = tracer.startSpan('turn', { attributes: { n: 7, s: 'x', list: ['a', 'b'], ok: true, f: 1.5 } });
-  const child = tracer.startSpan('execute_tool list', {
-    attributes: {
-      [GenAi.OPERATION_NAME]: EXECUTE_TOOL,
-      [GenAi.TOOL_NAME]: 'list',
-      [Attr.RESULT_COMPLETE]: false,
-      [Attr.RESULT_REASONS]: ['MORE_PAGES_AVAILABLE'],
-      [Attr.RESULT_ITEM_COUNT]: 3,
-      [Attr.SESSION_SEQUENCE]: 4,
-    },
-  });
-  child.addEvent(WarningEvent.NAME, { [WarningEvent.CODE]: 'STALE_INDEX', [WarningEvent.MESSAGE]: 'old' });
-  child.addLink({ context: parent.spanContext(), attributes: { why: 'caused' } });
-  child.setStatus({ code: 2, message: 'failed' });
-  child.end();
-  parent.end();
-  const bytes = ProtobufTraceSerializer.serializeRequest(exporter.getFinishedSpans());
-  assert.ok(bytes);
-  return bytes;
 }
 
 describe('ingest direct decoder (platform/otlp stream-decode)', () => {
