@@ -18,12 +18,27 @@ interface KafkajsEncoder {
   buf: Buffer;
   offset: number;
   ensureAvailable(length: number): void;
+  writeEncoderArray(value: KafkajsEncoder[]): KafkajsEncoder;
 }
 const Encoder = createRequire(import.meta.url)('kafkajs/src/protocol/encoder') as {
   prototype: KafkajsEncoder;
   nextPowerOfTwo(n: number): number;
 };
 installRecordEncoder();
+/** Appends encoders (a batch's records) after one growth to their total size, not one doubling after another. */
+Encoder.prototype.writeEncoderArray = function writeEncoderArray(this: KafkajsEncoder, value: KafkajsEncoder[]) {
+  if (!Array.isArray(value) || value.some((v) => v == null || !Buffer.isBuffer(v.buf))) {
+    throw new Error('all values should be an instance of Encoder[]');
+  }
+  let total = 0;
+  for (const v of value) total += v.offset;
+  this.ensureAvailable(total);
+  for (const v of value) {
+    v.buf.copy(this.buf, this.offset, 0, v.offset);
+    this.offset += v.offset;
+  }
+  return this;
+};
 Encoder.prototype.ensureAvailable = function ensureAvailable(this: KafkajsEncoder, length: number) {
   if (this.offset + length > this.buf.length) {
     const grown = Buffer.allocUnsafe(Encoder.nextPowerOfTwo(this.offset + length));

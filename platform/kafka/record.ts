@@ -50,6 +50,24 @@ function putUVarint(buf: Buffer, at: number, v: number): number {
   return at;
 }
 
+/**
+ * Records are short-lived (copied into their batch as soon as it is encoded): they are cut from 512 KiB slabs
+ * instead of each being its own ArrayBuffer (a ~4 KiB record is too large for Node's buffer pool).
+ */
+const SLAB_SIZE = 512 * 1024;
+let slab = Buffer.allocUnsafeSlow(0);
+let slabAt = 0;
+function take(size: number): Buffer {
+  if (size > SLAB_SIZE / 8) return Buffer.allocUnsafe(size);
+  if (slabAt + size > slab.length) {
+    slab = Buffer.allocUnsafeSlow(SLAB_SIZE);
+    slabAt = 0;
+  }
+  const b = slab.subarray(slabAt, slabAt + size);
+  slabAt = (slabAt + size + 7) & ~7;
+  return b;
+}
+
 const smallDelta = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0 && v < 2 ** 30;
 
 /** One record as kafkajs encodes it, or kafkajs' own encoding for shapes this does not handle. */
@@ -78,7 +96,7 @@ export function encodeRecord(args: RecordArgs): EncoderLike {
     const vl = typeof v === 'string' ? Buffer.byteLength(v, 'utf8') : v.length;
     body += uvarintSize(zigzag(kl)) + kl + uvarintSize(zigzag(vl)) + vl;
   }
-  const buf = Buffer.allocUnsafe(uvarintSize(zigzag(body)) + body);
+  const buf = take(uvarintSize(zigzag(body)) + body);
   let at = putUVarint(buf, 0, zigzag(body));
   buf[at++] = 0; // attributes
   at = putUVarint(buf, at, zigzag(timestampDelta));
