@@ -27,6 +27,14 @@ type R = ProtobufReaderInstance;
 const NONE: never[] = Object.freeze([]) as unknown as never[];
 
 /** Appends to a repeated field, creating it on its first element (absent repeated fields stay unset). */
+/**
+ * Every nested message must end exactly at its length, as platform/otlp/protobuf.ts checks the generated decoding
+ * (same error): a field running past its message's end is refused, not read from the next field's bytes.
+ */
+function ended(r: R, end: number): void {
+  if (r.pos !== end) throw new RangeError(`a field runs past the end of its message (offset ${end})`);
+}
+
 function push<T>(list: T[] | undefined, item: T): T[] {
   if (list === undefined) return [item];
   list.push(item);
@@ -58,6 +66,7 @@ function anyValue(r: R, end: number): AnyValue {
           if (t >>> 3 === 1) values.push(anyValue(r, r.uint32() + r.pos));
           else r.skipType(t & 7);
         }
+        ended(r, e);
         m.arrayValue = { values: values.length > 0 ? values : NONE };
         break;
       }
@@ -69,6 +78,7 @@ function anyValue(r: R, end: number): AnyValue {
           if (t >>> 3 === 1) values.push(keyValue(r, r.uint32() + r.pos));
           else r.skipType(t & 7);
         }
+        ended(r, e);
         m.kvlistValue = { values: values.length > 0 ? values : NONE };
         break;
       }
@@ -79,6 +89,7 @@ function anyValue(r: R, end: number): AnyValue {
         r.skipType(tag & 7);
     }
   }
+  ended(r, end);
   return m;
 }
 
@@ -178,6 +189,7 @@ function keyValue(r: R, end: number): KeyValue {
         r.skipType(tag & 7);
     }
   }
+  ended(r, end);
   return value === undefined ? { key } : { key, value };
 }
 
@@ -208,6 +220,7 @@ function entityRef(r: R, end: number): EntityRef {
         r.skipType(tag & 7);
     }
   }
+  ended(r, end);
   return m;
 }
 
@@ -231,6 +244,7 @@ function resource(r: R, end: number): Resource {
     }
   }
   m.attributes = attributes ?? NONE;
+  ended(r, end);
   return m;
 }
 
@@ -255,6 +269,7 @@ function scope(r: R, end: number): InstrumentationScope {
         r.skipType(tag & 7);
     }
   }
+  ended(r, end);
   return m;
 }
 
@@ -279,6 +294,7 @@ function event(r: R, end: number): SpanEvent {
         r.skipType(tag & 7);
     }
   }
+  ended(r, end);
   return m;
 }
 
@@ -309,6 +325,7 @@ function link(r: R, end: number): SpanLink {
         r.skipType(tag & 7);
     }
   }
+  ended(r, end);
   return m;
 }
 
@@ -327,6 +344,7 @@ function status(r: R, end: number): SpanStatus {
         r.skipType(tag & 7);
     }
   }
+  ended(r, end);
   return m;
 }
 
@@ -387,6 +405,7 @@ function span(r: R, end: number): Span {
         r.skipType(tag & 7);
     }
   }
+  ended(r, end);
   return m;
 }
 
@@ -410,6 +429,7 @@ function scopeSpans(r: R, end: number): ScopeSpans {
     }
   }
   m.spans = spans ?? NONE;
+  ended(r, end);
   return m;
 }
 
@@ -433,6 +453,7 @@ function resourceSpans(r: R, end: number): ResourceSpans {
     }
   }
   m.scopeSpans = list ?? NONE;
+  ended(r, end);
   return m;
 }
 

@@ -7,6 +7,7 @@ import {
   bytesToHex,
   decodeExportTraceServiceRequest,
   decodeExportTraceServiceRequestChecked,
+  decodeExportTraceServiceRequestFast,
   decodeExportTraceServiceResponse,
   decodeRpcStatus,
   encodeExportTraceServiceRequest,
@@ -56,6 +57,31 @@ describe('platform/otlp protobuf', () => {
     for (const cut of [1, 10, bytes.length - 3, bytes.length - 1]) {
       assert.throws(() => decodeExportTraceServiceRequest(bytes.subarray(0, cut)), OtlpDecodeError, `cut at ${cut}`);
     }
+  });
+
+  it('refuses a span whose last field runs past the span length instead of reading into the next field, in both decoders', () => {
+    // Span: trace id, span id, then name (field 5) declared 10 bytes long with only 5 inside the span; the next 5
+    // bytes belong to ScopeSpans (a schema_url field, then an unknown varint field), so a lenient decoder reads
+    // on and accepts the request, and the span's bytes as received (forwarded to Kafka) are not that span.
+    const field = (tag: number, body: number[]) => [tag, body.length, ...body];
+    const span = [
+      ...field(
+        0x0a,
+        Array.from({ length: 16 }, (_, i) => i + 1),
+      ),
+      ...field(
+        0x12,
+        Array.from({ length: 8 }, (_, i) => i + 1),
+      ),
+      0x2a,
+      10,
+      ...Buffer.from('abcde'),
+    ];
+    const scopeSpans = [...field(0x12, span), ...field(0x1a, [...Buffer.from('xxx')]), 0x78, 0x78];
+    const body = Uint8Array.from(field(0x0a, field(0x12, scopeSpans)));
+    assert.throws(() => decodeExportTraceServiceRequestChecked(body), /runs past the end of its message/);
+    // The ingest's decoder refuses the same bytes with the same error (it must never take what the collector refused).
+    assert.throws(() => decodeExportTraceServiceRequestFast(body), /runs past the end of its message/);
   });
 
   it('reports invalid UTF-8 on exactly the span that carries it', () => {
