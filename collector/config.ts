@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { splitTokenList, TENANT_PATTERN, type TokenEntry } from '../platform/auth/tokens.ts';
 import { loadServicesConfig } from '../services/config.ts';
 
 /** OTLP/HTTP's default port. */
@@ -38,12 +39,7 @@ export const DEFAULT_PRODUCERS = 1;
 export const DEFAULT_NO_AUTH_TENANT = 'default';
 export const TOKENS_ENV = 'TOOLTRAIL_COLLECTOR_TOKENS';
 
-const TENANT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
-
-export interface TokenEntry {
-  token: string;
-  tenant: string;
-}
+export type { TokenEntry };
 
 export interface CollectorConfig {
   http: {
@@ -132,10 +128,10 @@ const Schema = z.strictObject({
     tokens: z.array(
       z.strictObject({
         token: z.string().min(16, 'must be at least 16 characters'),
-        tenant: z.string().regex(TENANT, 'must be 1-64 letters, digits, dots, dashes or underscores'),
+        tenant: z.string().regex(TENANT_PATTERN, 'must be 1-64 letters, digits, dots, dashes or underscores'),
       }),
     ),
-    noAuthTenant: z.string().regex(TENANT, 'must be 1-64 letters, digits, dots, dashes or underscores'),
+    noAuthTenant: z.string().regex(TENANT_PATTERN, 'must be 1-64 letters, digits, dots, dashes or underscores'),
   }),
   limits: z.strictObject({
     maxWireBytes: positiveInt,
@@ -204,19 +200,11 @@ export function validateCollectorConfig(config: unknown): string[] {
   return problems;
 }
 
-/** Parses `token1=tenantA,token2=tenantB`. */
+/** Parses `token1=tenantA,token2=tenantB` (the API's format); the schema checks each entry afterwards. */
 export function parseTokenList(value: string, source = TOKENS_ENV): TokenEntry[] {
-  return value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean)
-    .map((pair) => {
-      const at = pair.lastIndexOf('=');
-      if (at <= 0 || at === pair.length - 1) {
-        throw new CollectorConfigError([`${source}: "${pair.slice(0, 4)}…" is not token=tenant`]);
-      }
-      return { token: pair.slice(0, at), tenant: pair.slice(at + 1) };
-    });
+  const { entries, problems } = splitTokenList(value, source);
+  if (problems.length > 0) throw new CollectorConfigError(problems);
+  return entries.map(({ token, tenant }) => ({ token, tenant }));
 }
 
 type DeepPartial<T> = {

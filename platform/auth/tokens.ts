@@ -10,8 +10,8 @@ export const API_TOKENS_ENV = 'TOOLTRAIL_API_TOKENS';
 /** The one token a CLI user presents (like `--token`). */
 export const API_TOKEN_ENV = 'TOOLTRAIL_API_TOKEN';
 export const MIN_TOKEN_LENGTH = 16;
-/** The collector's tenant charset: what a token may name is what the collector may stamp. */
-const TENANT = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+/** The tenant charset: what a token may name is what the collector may stamp (collector/config.ts uses it too). */
+export const TENANT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export interface TokenEntry {
   token: string;
@@ -24,33 +24,43 @@ export class TokenConfigError extends Error {
 
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
 
-/** Parses `token1=tenantA,token2=tenantB`, reporting every bad entry at once (never echoing a whole token). */
-export function parseTokenList(value: string, source = API_TOKENS_ENV): TokenEntry[] {
+/**
+ * Splits `token1=tenantA,token2=tenantB` (blanks around entries and empty entries ignored; the last `=` separates,
+ * so a token may contain `=`). Problems name the entry by index and never echo a whole token.
+ */
+export function splitTokenList(
+  value: string,
+  source: string,
+): { entries: (TokenEntry & { index: number })[]; problems: string[] } {
   const problems: string[] = [];
-  const entries: TokenEntry[] = [];
-  const seen = new Set<string>();
+  const entries: (TokenEntry & { index: number })[] = [];
   value
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)
     .forEach((pair, i) => {
       const at = pair.lastIndexOf('=');
-      if (at <= 0 || at === pair.length - 1) {
+      if (at <= 0 || at === pair.length - 1)
         problems.push(`${source}.${i}: "${pair.slice(0, 4)}…" is not token=tenant`);
-        return;
-      }
-      const token = pair.slice(0, at);
-      const tenant = pair.slice(at + 1);
-      if (token.length < MIN_TOKEN_LENGTH)
-        problems.push(`${source}.${i}: the token must be at least ${MIN_TOKEN_LENGTH} characters`);
-      if (!TENANT.test(tenant))
-        problems.push(`${source}.${i}: tenant must be 1-64 letters, digits, dots, dashes or underscores`);
-      if (seen.has(token)) problems.push(`${source}.${i}: the same token is listed twice`);
-      seen.add(token);
-      entries.push({ token, tenant });
+      else entries.push({ index: i, token: pair.slice(0, at), tenant: pair.slice(at + 1) });
     });
+  return { entries, problems };
+}
+
+/** Parses and checks a token list, reporting every bad entry at once. */
+export function parseTokenList(value: string, source = API_TOKENS_ENV): TokenEntry[] {
+  const { entries, problems } = splitTokenList(value, source);
+  const seen = new Set<string>();
+  for (const { index: i, token, tenant } of entries) {
+    if (token.length < MIN_TOKEN_LENGTH)
+      problems.push(`${source}.${i}: the token must be at least ${MIN_TOKEN_LENGTH} characters`);
+    if (!TENANT_PATTERN.test(tenant))
+      problems.push(`${source}.${i}: tenant must be 1-64 letters, digits, dots, dashes or underscores`);
+    if (seen.has(token)) problems.push(`${source}.${i}: the same token is listed twice`);
+    seen.add(token);
+  }
   if (problems.length) throw new TokenConfigError(`invalid tokens: ${problems.join('; ')}`);
-  return entries;
+  return entries.map(({ token, tenant }) => ({ token, tenant }));
 }
 
 /** Token -> tenant, by digest. */

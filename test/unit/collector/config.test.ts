@@ -29,6 +29,17 @@ describe('collector configuration', () => {
     ]);
   });
 
+  it('names every malformed token pair at once, by position, without echoing a token', () => {
+    assert.throws(
+      () => loadCollectorConfig({ env: { TOOLTRAIL_COLLECTOR_TOKENS: 'aaaaaaaaaaaaaaaa,bbbbbbbbbbbbbbbb=globex,=x' } }),
+      (err: unknown) =>
+        err instanceof CollectorConfigError &&
+        /TOOLTRAIL_COLLECTOR_TOKENS\.0: "aaaa…" is not token=tenant/.test(err.message) &&
+        /TOOLTRAIL_COLLECTOR_TOKENS\.2: "=x…" is not token=tenant/.test(err.message) &&
+        !err.message.includes('aaaaaaaaaaaaaaaa'),
+    );
+  });
+
   it('reports every problem at once, each naming its exact key', () => {
     const c = defaultCollectorConfig({});
     const problems = validateCollectorConfig({
