@@ -5,7 +5,7 @@
  *
  * 1. OTLP/HTTP -> Kafka: the same load generator posts the same protobuf requests (512 tool spans carrying tooltrail
  *    attributes, 8 per trace) to `tooltrail collector --no-auth` and to the OTel Collector (otlp -> batch -> kafka,
- *    acks=all, gzip, keyed by trace id). A round is a fixed number of spans: done when tooltrail answered 200 to
+ *    acks=all, gzip level 1 as ours, keyed by trace id). A round is a fixed number of spans: done when tooltrail answered 200 to
  *    all (it answers after Kafka's ack) or when the OTel Collector's otelcol_exporter_sent_spans reached them (it
  *    answers before). spans/s and collector CPU (/proc utime+stime of the child and its descendants).
  * 2. Kafka -> ClickHouse: both read the same topic (what tooltrail's collector wrote in round 1): `tooltrail ingest`
