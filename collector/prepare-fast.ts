@@ -23,6 +23,7 @@ import {
   type Resource,
   type ResourceSpans,
 } from '../platform/otlp/index.ts';
+import { fieldSize, varintSize, writeVarint } from '../platform/otlp/wire.ts';
 import type { PreparedMessages } from './prepare.ts';
 import type { TraceMessage } from './split-by-trace.ts';
 import { attributeProblem, stampTenant } from './validate.ts';
@@ -503,26 +504,6 @@ interface Trace {
   /** Set by sizeTrace: the sizes of its scope and resource runs, and of its message. */
   sizes: number[];
   size: number;
-}
-
-function varintSize(n: number): number {
-  let size = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 128);
-    size++;
-  }
-  return size;
-}
-
-const fieldSize = (len: number) => 1 + varintSize(len) + len;
-
-function writeVarint(out: Buffer, at: number, n: number): number {
-  while (n >= 0x80) {
-    out[at++] = (n & 0x7f) | 0x80;
-    n = Math.floor(n / 128);
-  }
-  out[at++] = n;
-  return at;
 }
 
 /** Sizes of one trace's runs of spans sharing a scope and a resource, and of its whole message (pass 1). */

@@ -6,6 +6,7 @@
  */
 import { encodeInstrumentationScope, encodeResource, encodeSpan } from './protobuf.ts';
 import type { InstrumentationScope, Resource, Span } from './types.ts';
+import { fieldSize, writeVarint } from './wire.ts';
 
 /** Wire tags (field << 3 | length-delimited) of fields 1, 2 and 3. */
 const TAG1 = 0x0a;
@@ -23,27 +24,6 @@ export interface ResourceGroup {
   schemaUrl: string | null | undefined;
   scopes: ScopeGroup[];
 }
-
-function varintSize(n: number): number {
-  let size = 1;
-  while (n >= 0x80) {
-    n = Math.floor(n / 128);
-    size++;
-  }
-  return size;
-}
-
-function writeVarint(buf: Buffer, at: number, n: number): number {
-  while (n >= 0x80) {
-    buf[at++] = (n & 0x7f) | 0x80;
-    n = Math.floor(n / 128);
-  }
-  buf[at++] = n;
-  return at;
-}
-
-/** Size of a length-delimited field (tag + length + body). */
-const fieldSize = (len: number) => 1 + varintSize(len) + len;
 
 interface Sized {
   resource: Uint8Array | undefined;
