@@ -12,6 +12,7 @@
  * offsets, then all keys, then all values.
  */
 import { Buffer } from 'node:buffer';
+import { ByteBuffer } from './byte-buffer.ts';
 import type { NanoTime, StringMap } from './rows.ts';
 
 export type NativeType =
@@ -42,27 +43,9 @@ const TYPE_NAMES: Record<NativeType, string> = {
 };
 
 /** A growable output buffer with the few primitive writes Native needs. */
-class Out {
-  buf: Buffer;
-  pos = 0;
+class Out extends ByteBuffer {
   constructor(initial: number) {
-    this.buf = Buffer.allocUnsafe(Math.max(initial, 1024));
-  }
-  private ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.pos + n) size *= 2;
-    const next = Buffer.allocUnsafe(size);
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
-  }
-  varint(v: number): void {
-    this.ensure(10);
-    while (v >= 0x80) {
-      this.buf[this.pos++] = (v & 0x7f) | 0x80;
-      v = Math.floor(v / 128);
-    }
-    this.buf[this.pos++] = v;
+    super(Math.max(initial, 1024));
   }
   string(s: string): void {
     const len = s.length;
@@ -96,26 +79,9 @@ class Out {
     this.ensure(n);
     this.pos += this.buf.write(s, this.pos, n, 'utf8');
   }
-  u8(v: number): void {
-    this.ensure(1);
-    this.buf[this.pos++] = v;
-  }
   u64(v: number): void {
-    this.ensure(8);
-    const buf = this.buf;
-    const p = this.pos;
-    // Byte stores instead of two bounds-checked writeUInt32LE calls: most values are offsets and durations.
-    const lo = (v % 4294967296) >>> 0;
-    const hi = Math.floor(v / 4294967296) >>> 0;
-    buf[p] = lo;
-    buf[p + 1] = lo >>> 8;
-    buf[p + 2] = lo >>> 16;
-    buf[p + 3] = lo >>> 24;
-    buf[p + 4] = hi;
-    buf[p + 5] = hi >>> 8;
-    buf[p + 6] = hi >>> 16;
-    buf[p + 7] = hi >>> 24;
-    this.pos = p + 8;
+    // Most values are offsets and durations, below 2^53: two exact 32-bit halves.
+    this.u64Halves((v % 4294967296) >>> 0, Math.floor(v / 4294967296) >>> 0);
   }
   /** A DateTime64(9) value from its text form, without bigint: two exact 32-bit halves. */
   nanoTime(t: NanoTime): void {

@@ -13,6 +13,7 @@
  */
 import { Buffer, isUtf8 } from 'node:buffer';
 import { Attr, EXECUTE_TOOL, GenAi, OtelResource, WarningEvent } from '../contract/index.ts';
+import { ByteBuffer } from './byte-buffer.ts';
 import type { FlattenOptions } from './flatten.ts';
 import type { NativeType } from './native.ts';
 import { nativeTypeName } from './native.ts';
@@ -21,31 +22,9 @@ import { SPAN_NATIVE, TOOL_CALL_NATIVE, WARNING_NATIVE } from './rows.ts';
 // ---------------------------------------------------------------------------------------------- output streams
 
 /** A growable byte stream: one part of one column (its values, or its per-row counts, keys, null map...). */
-class Stream {
-  buf: Buffer = Buffer.allocUnsafe(1 << 14);
-  pos = 0;
-
-  ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.pos + n) size *= 2;
-    const next = Buffer.allocUnsafe(size);
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
-  }
-
-  varint(v: number): void {
-    this.ensure(5);
-    while (v >= 0x80) {
-      this.buf[this.pos++] = (v & 0x7f) | 0x80;
-      v >>>= 7;
-    }
-    this.buf[this.pos++] = v;
-  }
-
-  u8(v: number): void {
-    this.ensure(1);
-    this.buf[this.pos++] = v;
+class Stream extends ByteBuffer {
+  constructor() {
+    super(1 << 14);
   }
 
   /** A per-row count (turned into Native's cumulative UInt64 offsets when the block is assembled). */
@@ -58,21 +37,6 @@ class Stream {
     buf[p + 2] = v >>> 16;
     buf[p + 3] = v >>> 24;
     this.pos = p + 4;
-  }
-
-  u64(lo: number, hi: number): void {
-    this.ensure(8);
-    const buf = this.buf;
-    const p = this.pos;
-    buf[p] = lo;
-    buf[p + 1] = lo >>> 8;
-    buf[p + 2] = lo >>> 16;
-    buf[p + 3] = lo >>> 24;
-    buf[p + 4] = hi;
-    buf[p + 5] = hi >>> 8;
-    buf[p + 6] = hi >>> 16;
-    buf[p + 7] = hi >>> 24;
-    this.pos = p + 8;
   }
 
   /** 8 bytes copied as they are (a fixed64 time). */
@@ -1252,7 +1216,7 @@ function writeEventsAndLinks(
 /** Nullable(U)Int64 from slot i (-1: null): the null map, then the value (0 for null). */
 function writeNullable(st: Stream[], stream: number, i: number): void {
   st[stream]!.u8(i < 0 ? 1 : 0);
-  st[stream + 1]!.u64(i < 0 ? 0 : kvA[i]!, i < 0 ? 0 : kvB[i]!);
+  st[stream + 1]!.u64Halves(i < 0 ? 0 : kvA[i]!, i < 0 ? 0 : kvB[i]!);
 }
 
 /** The string value of slot i ('' for -1). */
@@ -1441,8 +1405,8 @@ function writeSpan(
       hi -= 1;
     }
     if (hi >= 0x200000) throw BAIL;
-    st[SP.Duration]!.u64(lo, hi);
-  } else st[SP.Duration]!.u64(0, 0);
+    st[SP.Duration]!.u64Halves(lo, hi);
+  } else st[SP.Duration]!.u64Halves(0, 0);
   writeEnum(st[SP.StatusCode]!, STATUS_CODES, span.statusCode);
   writeString(st[SP.StatusMessage]!, span.statusMessage, span.statusMessageLen);
   writeEventsAndLinks(
