@@ -8,13 +8,13 @@ import { describe, it } from 'node:test';
 import { IngestLoop } from '../../../ingest/consumer.ts';
 import { emptyFlattenResult, flattenInto } from '../../../ingest/flatten.ts';
 import { IngestMetrics } from '../../../ingest/metrics.ts';
-import { encodeNative } from '../../../ingest/native.ts';
-import { type Rows, SPAN_NATIVE, TOOL_CALL_NATIVE, WARNING_NATIVE } from '../../../ingest/rows.ts';
+import type { Rows } from '../../../ingest/rows.ts';
 import type { EncodedRows } from '../../../ingest/wire-columns.ts';
 import type { RowWriter } from '../../../ingest/writer.ts';
 import type { BatchControl, BatchMessage, FetchedBatch } from '../../../platform/kafka/index.ts';
 import { decodeExportTraceServiceRequest, encodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
 import { syntheticMessage, syntheticRequest } from '../../support/ingest.ts';
+import { blocksOf } from './otlp-payloads.ts';
 
 const TOPIC = 'otlp_spans';
 const START = 1_700_000_000_000;
@@ -51,16 +51,6 @@ function rowsOf(values: Buffer[]): Rows {
   const out = emptyFlattenResult();
   for (const v of values) flattenInto(out, decodeExportTraceServiceRequest(v));
   return { toolCalls: out.toolCalls, warnings: out.warnings, spans: out.spans };
-}
-
-function blocksOf(rows: Rows): Buffer[] {
-  const block = <R extends object>(rs: R[], schema: Parameters<typeof encodeNative<R>>[1]) =>
-    rs.length === 0 ? Buffer.alloc(0) : encodeNative(rs, schema);
-  return [
-    block(rows.toolCalls, TOOL_CALL_NATIVE),
-    block(rows.warnings, WARNING_NATIVE),
-    block(rows.spans, SPAN_NATIVE),
-  ];
 }
 
 async function run(values: Buffer[]) {

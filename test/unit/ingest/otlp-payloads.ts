@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Attr, EXECUTE_TOOL, GenAi, OtelResource, WarningEvent } from '../../../contract/index.ts';
+import { encodeNative } from '../../../ingest/native.ts';
+import { type Rows, SPAN_NATIVE, TOOL_CALL_NATIVE, WARNING_NATIVE } from '../../../ingest/rows.ts';
 import type { AnyValue, ExportTraceServiceRequest, KeyValue, Span } from '../../../platform/otlp/index.ts';
 
 /** A small seeded PRNG (mulberry32): failures reproduce from the printed seed. */
@@ -212,4 +214,15 @@ export function plainRequest(r: Rand): ExportTraceServiceRequest {
   } finally {
     plain = false;
   }
+}
+
+/** The Native blocks (tool calls, warnings, spans) the row path writes for these rows; empty when a table has none. */
+export function blocksOf(rows: Rows): Buffer[] {
+  const block = <R extends object>(rs: R[], schema: Parameters<typeof encodeNative<R>>[1]) =>
+    rs.length === 0 ? Buffer.alloc(0) : encodeNative(rs, schema);
+  return [
+    block(rows.toolCalls, TOOL_CALL_NATIVE),
+    block(rows.warnings, WARNING_NATIVE),
+    block(rows.spans, SPAN_NATIVE),
+  ];
 }

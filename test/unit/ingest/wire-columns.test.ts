@@ -5,8 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type FlattenOptions, flatten } from '../../../ingest/flatten.ts';
-import { encodeNative } from '../../../ingest/native.ts';
-import { type Rows, SPAN_NATIVE, TOOL_CALL_NATIVE, WARNING_NATIVE } from '../../../ingest/rows.ts';
+import type { Rows } from '../../../ingest/rows.ts';
 import {
   assembleBlocks,
   ColumnArena,
@@ -20,19 +19,9 @@ import {
   encodeExportTraceServiceRequest,
 } from '../../../platform/otlp/index.ts';
 import { syntheticMessage } from '../../support/ingest.ts';
-import { plainRequest, prng, randomRequest, sdkPayload } from './otlp-payloads.ts';
+import { blocksOf, plainRequest, prng, randomRequest, sdkPayload } from './otlp-payloads.ts';
 
 const OPTIONS: FlattenOptions[] = [{}, { defaultTenant: 'fallback' }, { tenant: 'authenticated' }];
-
-function blocksOf(rows: Rows): Buffer[] {
-  const block = <R extends object>(rs: R[], schema: Parameters<typeof encodeNative<R>>[1]) =>
-    rs.length === 0 ? Buffer.alloc(0) : encodeNative(rs, schema);
-  return [
-    block(rows.toolCalls, TOOL_CALL_NATIVE),
-    block(rows.warnings, WARNING_NATIVE),
-    block(rows.spans, SPAN_NATIVE),
-  ];
-}
 
 function encodedOf(b: EncodedRows): Buffer[] {
   return [b.toolCalls.body, b.warnings.body, b.spans.body];
