@@ -1,11 +1,11 @@
 /**
- * Runs the per-row digest work (canonical text + SHA-256, ~10 us/row) on one worker thread instead of the ingest's
+ * Runs the per-row digest work (canonical text + SHA-256) on one worker thread instead of the ingest's
  * main thread, which is its bottleneck. One worker per process, created on first use, unref'd while idle so it
  * never keeps a process alive. Any failure (worker crash, load error) resolves `undefined`: the recorder then
  * computes the same entries on the main thread, so the offload can cost speed but never a digest.
  */
 import { Worker } from 'node:worker_threads';
-import { type ComputedEntries, type DigestSource, packMessages, type WorkerResponse } from './digest-source.ts';
+import { type ComputedEntries, countsOf, type DigestSource, packBlocks, type WorkerResponse } from './digest-source.ts';
 
 // The sources are TypeScript: the worker registers tsx itself (the parent may have done so through `--import tsx`
 // or tsx's `register()` in bin/tooltrail.js, which a worker does not inherit).
@@ -57,8 +57,9 @@ export function computeOffMainThread(source: DigestSource): Promise<ComputedEntr
       if (source.kind === 'rows') {
         w.postMessage({ id, kind: 'rows', rows: source.rows });
       } else {
-        const { bytes, ends } = packMessages(source.messages);
-        w.postMessage({ id, kind: 'otlp', bytes, ends, flatten: source.flatten }, [bytes.buffer, ends.buffer]);
+        const { bytes, ends } = packBlocks(source.blocks);
+        const counts = countsOf(source.blocks);
+        w.postMessage({ id, kind: 'native', bytes, ends, counts }, [bytes.buffer, ends.buffer]);
       }
     } catch {
       pending.delete(id);

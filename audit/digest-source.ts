@@ -1,19 +1,19 @@
 /**
- * What the digest worker computes from, and the computation itself (shared by the worker and the tests).
+ * What the digest entries of a stored batch are computed from, and the computation itself (shared by the recorder,
+ * the digest worker and the tests).
  *
- * `rows`: the batch's rows, structured-cloned to the worker. `otlp`: the Kafka message values the batch's rows were
- * flattened from, copied into one transferable buffer (a memcpy on the main thread instead of cloning every row);
- * the worker decodes and flattens them again exactly as the consumer does (ingest/consumer.ts `Entry.decode`:
- * undecodable messages carry no rows) and hashes the result.
+ * `rows`: row objects (the JSON-format writer; structured-cloned to the worker). `native`: the Native blocks the
+ * writer inserted (native-entries.ts hashes them without row objects; copied to the worker into one transferable
+ * buffer, a memcpy on the main thread).
  */
 import { Buffer } from 'node:buffer';
-import { emptyFlattenResult, type FlattenOptions, flattenInto } from '../ingest/flatten.ts';
-import { decodeExportTraceServiceRequestFast } from '../platform/otlp/index.ts';
 import { digestEntries, type EntriesByTenant, type StoredRows } from './entries.ts';
+import { entriesFromBlocks, type StoredBlocks } from './native-entries.ts';
 
-export type DigestSource =
-  | { kind: 'rows'; rows: StoredRows }
-  | { kind: 'otlp'; messages: readonly (Uint8Array | null)[]; flatten?: FlattenOptions };
+/** A stored batch: its rows, or the Native blocks they were inserted as. */
+export type StoredBatch = StoredRows | StoredBlocks;
+
+export type DigestSource = { kind: 'rows'; rows: StoredRows } | { kind: 'native'; blocks: StoredBlocks };
 
 export interface RowCounts {
   toolCalls: number;
@@ -27,66 +27,52 @@ export interface ComputedEntries {
   counts: RowCounts;
 }
 
-/** One request to the worker (the `otlp` values packed: `ends[i]` is where message i ends in `bytes`). */
+/** One request to the worker (`native`: the three bodies packed, `ends[i]` is where body i ends in `bytes`). */
 export type WorkerRequest =
   | { id: number; kind: 'rows'; rows: StoredRows }
-  | { id: number; kind: 'otlp'; bytes: Uint8Array; ends: Int32Array; flatten: FlattenOptions | undefined };
+  | { id: number; kind: 'native'; bytes: Uint8Array; ends: Int32Array; counts: RowCounts };
 
 export type WorkerResponse = { id: number; result: ComputedEntries } | { id: number; error: string };
 
-export function countsOf(rows: StoredRows): RowCounts {
-  return { toolCalls: rows.toolCalls.length, warnings: rows.warnings.length, spans: rows.spans.length };
+export function isBlocks(stored: StoredBatch): stored is StoredBlocks {
+  return !Array.isArray(stored.toolCalls);
 }
 
-export function entriesFromRows(rows: StoredRows): ComputedEntries {
-  return { entries: digestEntries(rows), counts: countsOf(rows) };
+export function countsOf(stored: StoredBatch): RowCounts {
+  if (isBlocks(stored))
+    return { toolCalls: stored.toolCalls.rows, warnings: stored.warnings.rows, spans: stored.spans.rows };
+  return { toolCalls: stored.toolCalls.length, warnings: stored.warnings.length, spans: stored.spans.length };
 }
 
-/** Packs message values into one buffer the worker can take over (transfer) without cloning. */
-export function packMessages(messages: readonly (Uint8Array | null)[]): {
-  bytes: Uint8Array<ArrayBuffer>;
-  ends: Int32Array<ArrayBuffer>;
-} {
-  let total = 0;
-  for (const m of messages) total += m?.length ?? 0;
-  const bytes = new Uint8Array(total);
-  const ends = new Int32Array(messages.length);
+/** The entries of a stored batch, from its Native blocks or from its rows (the same bytes hashed either way). */
+export function entriesOf(stored: StoredBatch): ComputedEntries {
+  return { entries: isBlocks(stored) ? entriesFromBlocks(stored) : digestEntries(stored), counts: countsOf(stored) };
+}
+
+/** Packs the blocks' bodies into one buffer the worker can take over (transfer) without cloning. */
+export function packBlocks(blocks: StoredBlocks): { bytes: Uint8Array<ArrayBuffer>; ends: Int32Array<ArrayBuffer> } {
+  const bodies = [blocks.toolCalls.body, blocks.warnings.body, blocks.spans.body];
+  const bytes = new Uint8Array(bodies.reduce((n, b) => n + b.length, 0));
+  const ends = new Int32Array(bodies.length);
   let at = 0;
-  for (let i = 0; i < messages.length; i++) {
-    const m = messages[i];
-    if (m) {
-      bytes.set(m, at);
-      at += m.length;
-    }
+  for (const [i, b] of bodies.entries()) {
+    bytes.set(b, at);
+    at += b.length;
     ends[i] = at;
   }
   return { bytes, ends };
 }
 
-export function entriesFromOtlp(
-  bytes: Uint8Array,
-  ends: Int32Array,
-  flatten: FlattenOptions | undefined,
-): ComputedEntries {
-  const flat = emptyFlattenResult();
-  const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  let start = 0;
-  for (const end of ends) {
-    const value = buf.subarray(start, end);
-    start = end;
-    // An empty or null value decodes to no spans; an undecodable one is dead-lettered by the consumer: no rows.
-    if (value.length === 0) continue;
-    let request: ReturnType<typeof decodeExportTraceServiceRequestFast>;
-    try {
-      request = decodeExportTraceServiceRequestFast(value);
-    } catch {
-      continue;
-    }
-    flattenInto(flat, request, flatten);
-  }
-  return entriesFromRows(flat);
+function unpackBlocks(bytes: Uint8Array, ends: Int32Array, counts: RowCounts): StoredBlocks {
+  const all = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const part = (i: number) => all.subarray(i === 0 ? 0 : ends[i - 1], ends[i]);
+  return {
+    toolCalls: { rows: counts.toolCalls, body: part(0) },
+    warnings: { rows: counts.warnings, body: part(1) },
+    spans: { rows: counts.spans, body: part(2) },
+  };
 }
 
 export function compute(req: WorkerRequest): ComputedEntries {
-  return req.kind === 'rows' ? entriesFromRows(req.rows) : entriesFromOtlp(req.bytes, req.ends, req.flatten);
+  return entriesOf(req.kind === 'rows' ? req.rows : unpackBlocks(req.bytes, req.ends, req.counts));
 }

@@ -12,16 +12,27 @@ import { CANONICAL_VERSION } from './canonical.ts';
 import { type DigestRecord, sealRecord } from './chain.ts';
 import { type DigestConfig, DigestConfigSchema, defaultDigestConfig } from './config.ts';
 import { computeOffMainThread } from './digest-offload.ts';
-import { type ComputedEntries, countsOf, type DigestSource, type RowCounts } from './digest-source.ts';
+import {
+  type ComputedEntries,
+  countsOf,
+  type DigestSource,
+  entriesOf,
+  type RowCounts,
+  type StoredBatch,
+} from './digest-source.ts';
 import { digestEntries, type StoredRows } from './entries.ts';
+import type { StoredBlocks } from './native-entries.ts';
 import { sqlFile } from './sql.ts';
 
-export type { DigestSource };
+export type { DigestSource, StoredBatch, StoredBlocks };
 export { digestEntries, type StoredRows };
 
 export interface DigestRecorder {
-  /** Records the digests of rows ClickHouse just stored. Resolves once the records are stored too. */
-  record(rows: StoredRows, batch?: { batchId?: string; prepared?: PreparedEntries }): Promise<DigestRecord[]>;
+  /**
+   * Records the digests of rows ClickHouse just stored, given as row objects or as the Native blocks inserted (the
+   * same entries either way). Resolves once the records are stored too.
+   */
+  record(stored: StoredBatch, batch?: { batchId?: string; prepared?: PreparedEntries }): Promise<DigestRecord[]>;
   /**
    * Starts hashing a batch's rows off the main thread (call it before the insert, so the hashing overlaps the
    * round trip) and pass the result to `record` as `prepared`. `source` must hold exactly the rows `record` gets.
@@ -83,10 +94,11 @@ export function createDigestRecorder(ch: ClickHouseClient, options: DigestRecord
     return h;
   }
 
-  async function recordNow(rows: StoredRows, batchId: string, prepared?: PreparedEntries): Promise<DigestRecord[]> {
+  async function recordNow(stored: StoredBatch, batchId: string, prepared?: PreparedEntries): Promise<DigestRecord[]> {
     const computed = prepared ? await prepared : undefined;
     // Entries from the worker only when they cover exactly these rows; otherwise the same work, here.
-    const byTenant = computed && sameCounts(computed.counts, countsOf(rows)) ? computed.entries : digestEntries(rows);
+    const byTenant =
+      computed && sameCounts(computed.counts, countsOf(stored)) ? computed.entries : entriesOf(stored).entries;
     if (byTenant.size === 0) return [];
     const recordedAt = now();
     const records: DigestRecord[] = [];
@@ -152,10 +164,10 @@ export function createDigestRecorder(ch: ClickHouseClient, options: DigestRecord
     prepare(source) {
       return offload ? computeOffMainThread(source) : Promise.resolve(undefined);
     },
-    record(rows, batch = {}) {
+    record(stored, batch = {}) {
       const batchId = batch.batchId || `unnamed:${randomUUID()}`;
       // Serialized per chain: each record must link to the one stored before it.
-      const run = state.tail.then(() => recordNow(rows, batchId, batch.prepared));
+      const run = state.tail.then(() => recordNow(stored, batchId, batch.prepared));
       state.tail = run.catch(() => undefined);
       return run;
     },

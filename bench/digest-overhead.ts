@@ -1,19 +1,21 @@
 /**
- * What the tamper-evidence digests add to the writer's CPU work per batch: hashing every row's canonical form
- * (audit/recorder.ts `digestEntries`) against the writer's own encoding of the same rows
- * (ingest/encode.ts `encodeJsonCompactEachRow`, the named baseline), measured in the same run. Then what the
- * main thread still pays when the digest worker does the hashing (audit/digest-offload.ts): handing it the rows
- * (structured clone) or the Kafka message bytes (packed, transferred), against `digestEntries` on the main thread.
+ * What the tamper-evidence digests add to the writer's CPU work per batch, against the writer's own Native encoding
+ * of the same rows (ingest/native.ts `encodeNative`, the named baseline), measured in the same run: hashing each
+ * row's canonical form from the Native block inserted (audit/native-entries.ts, what the Native writer does) and
+ * from row objects (canonical.ts `digestEntries`, the JSON writer and `verify`). Then what the main thread still
+ * pays when the digest worker does the hashing (audit/digest-offload.ts): handing it the blocks (one memcpy).
  *   node --import tsx bench/digest-overhead.ts
  */
 import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { sha256 } from '../audit/canonical.ts';
 import { computeOffMainThread, stopDigestWorker } from '../audit/digest-offload.ts';
+import { entriesFromBlocks } from '../audit/native-entries.ts';
 import { digestEntries } from '../audit/recorder.ts';
-import { encodeJsonCompactEachRow } from '../ingest/encode.ts';
 import { emptyFlattenResult, flattenInto } from '../ingest/flatten.ts';
-import { TOOL_CALL_COLUMNS, type ToolCallRow } from '../ingest/rows.ts';
+import { encodeNative } from '../ingest/native.ts';
+import { TOOL_CALL_NATIVE, type ToolCallRow } from '../ingest/rows.ts';
+import { encodeRows } from '../ingest/writer.ts';
 import { decodeExportTraceServiceRequestFast } from '../platform/otlp/index.ts';
 import { syntheticMessage } from '../test/support/ingest.ts';
 import { printBenchReport, spread } from './support/report.ts';
@@ -88,16 +90,24 @@ function time(fn: () => unknown): number {
 
 const encode: number[] = [];
 const digest: number[] = [];
+const native: number[] = [];
+const none = { rows: 0, body: Buffer.alloc(0) };
+const block = { toolCalls: { rows: ROWS, body: encodeNative(rows, TOOL_CALL_NATIVE) }, warnings: none, spans: none };
 for (let i = 0; i < RUNS; i++) {
-  encode.push(time(() => encodeJsonCompactEachRow(rows, TOOL_CALL_COLUMNS)));
+  encode.push(time(() => encodeNative(rows, TOOL_CALL_NATIVE)));
   digest.push(time(() => digestEntries({ toolCalls: rows, warnings: [], spans: [] })));
+  native.push(time(() => entriesFromBlocks(block)));
 }
 const e = median(encode);
 const d = median(digest);
+const n = median(native);
+const perRow = (ms: number) => `${((ms / ROWS) * 1000).toFixed(2)} us/row`;
 console.log(`${ROWS} tool_calls rows, median of ${RUNS} runs`);
-console.log(`baseline encodeJsonCompactEachRow: ${e.toFixed(1)} ms (${((ROWS / e) * 1000).toFixed(0)} rows/s)`);
-console.log(`digestEntries (canonical + sha256): ${d.toFixed(1)} ms (${((ROWS / d) * 1000).toFixed(0)} rows/s)`);
-console.log(`ratio digest / encode: ${(d / e).toFixed(2)}x`);
+console.log(`baseline encodeNative: ${e.toFixed(1)} ms (${perRow(e)})`);
+console.log(
+  `entries from the Native block (native-entries.ts): ${n.toFixed(1)} ms (${perRow(n)}), ${(n / e).toFixed(2)}x`,
+);
+console.log(`entries from row objects (canonical.ts): ${d.toFixed(1)} ms (${perRow(d)}), ${(d / e).toFixed(2)}x`);
 
 // sha256 of canonical texts: one-shot crypto.hash (what canonical.ts uses) against createHash.
 const texts = rows.slice(0, 5000).map((r) => JSON.stringify(Object.values(r)));
@@ -127,47 +137,50 @@ const flat = emptyFlattenResult();
 for (const m of messages) flattenInto(flat, decodeExportTraceServiceRequestFast(m));
 const batchRows = flat.toolCalls.length + flat.warnings.length + flat.spans.length;
 
-/** Main-thread ms to hand a batch over (the synchronous part), and ms until the worker's entries arrive. */
-async function offload(kind: 'rows' | 'otlp'): Promise<{ main: number; wall: number }> {
+const blocks = encodeRows(flat);
+
+/** Main-thread ms to hand a batch's blocks over (the synchronous part), and ms until the worker's entries arrive. */
+async function offload(): Promise<{ main: number; wall: number }> {
   const t = performance.now();
-  const p = computeOffMainThread(kind === 'rows' ? { kind, rows: flat } : { kind, messages });
+  const p = computeOffMainThread({ kind: 'native', blocks });
   const main = performance.now() - t;
   const r = await p;
   if (!r) throw new Error('digest worker failed');
   return { main, wall: performance.now() - t };
 }
 
-await offload('otlp'); // starts the worker
+await offload(); // starts the worker
 const onMain: number[] = [];
-const rowsMain: number[] = [];
-const rowsWall: number[] = [];
-const otlpMain: number[] = [];
-const otlpWall: number[] = [];
+const blocksMain: number[] = [];
+const blocksWall: number[] = [];
 for (let i = 0; i < RUNS; i++) {
-  onMain.push(time(() => digestEntries(flat)));
-  const a = await offload('rows');
-  rowsMain.push(a.main);
-  rowsWall.push(a.wall);
-  const b = await offload('otlp');
-  otlpMain.push(b.main);
-  otlpWall.push(b.wall);
+  onMain.push(time(() => entriesFromBlocks(blocks)));
+  const a = await offload();
+  blocksMain.push(a.main);
+  blocksWall.push(a.wall);
 }
 await stopDigestWorker();
 const us = (ms: number) => `${((ms / batchRows) * 1000).toFixed(2)} us/row`;
 const om = median(onMain);
 console.log(`${batchRows} rows from ${messages.length} Kafka messages, median of ${RUNS} runs; main thread per row:`);
-console.log(`  digestEntries on the main thread: ${us(om)}`);
-console.log(`  offload rows (clone): main ${us(median(rowsMain))}, until entries ${us(median(rowsWall))}`);
-console.log(`  offload Kafka bytes: main ${us(median(otlpMain))}, until entries ${us(median(otlpWall))}`);
+console.log(`  entries from the blocks on the main thread: ${us(om)}`);
+console.log(`  offload the blocks: main ${us(median(blocksMain))}, until entries ${us(median(blocksWall))}`);
 
 printBenchReport({
   bench: 'digest-overhead',
   figures: [
     {
-      name: `digestEntries, ${ROWS} rows`,
+      name: `entries from the Native block, ${ROWS} rows`,
+      ...spread(native),
+      unit: 'ms',
+      baseline: { name: 'encodeNative', value: e },
+      ratio: n / e,
+    },
+    {
+      name: `entries from row objects, ${ROWS} rows`,
       ...spread(digest),
       unit: 'ms',
-      baseline: { name: 'encodeJsonCompactEachRow', value: e },
+      baseline: { name: 'encodeNative', value: e },
       ratio: d / e,
     },
     {
@@ -178,18 +191,11 @@ printBenchReport({
       ratio: ho / hs,
     },
     {
-      name: `main thread, offload rows (clone), ${batchRows} rows`,
-      ...spread(rowsMain),
+      name: `main thread, offload the blocks, ${batchRows} rows`,
+      ...spread(blocksMain),
       unit: 'ms',
-      baseline: { name: 'digestEntries on the main thread', value: om },
-      ratio: median(rowsMain) / om,
-    },
-    {
-      name: `main thread, offload Kafka bytes, ${batchRows} rows`,
-      ...spread(otlpMain),
-      unit: 'ms',
-      baseline: { name: 'digestEntries on the main thread', value: om },
-      ratio: median(otlpMain) / om,
+      baseline: { name: 'entries from the blocks on the main thread', value: om },
+      ratio: median(blocksMain) / om,
     },
   ],
 });

@@ -425,15 +425,7 @@ export class IngestLoop {
       await Promise.all([
         blocks && this.o.writer.writeEncoded
           ? this.o.writer.writeEncoded(blocks, { dedupToken: batchToken(this.o.topic, p, range) })
-          : this.o.writer.writeRows(rows, {
-              dedupToken: batchToken(this.o.topic, p, range),
-              // The digest worker re-flattens these bytes instead of receiving every row by structured clone.
-              digestSource: {
-                kind: 'otlp',
-                messages: entries.map((e) => (e.flat ? e.message.value : null)),
-                flatten: this.o.flatten,
-              },
-            }),
+          : this.o.writer.writeRows(rows, { dedupToken: batchToken(this.o.topic, p, range) }),
         letters.length > 0 ? this.o.deadLetters.send(letters) : Promise.resolve(),
       ]);
     } catch (err) {

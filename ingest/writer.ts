@@ -6,7 +6,8 @@
  */
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import type { DigestRecorder, DigestSource } from '../audit/recorder.ts';
+import { countsOf, isBlocks, type StoredBatch } from '../audit/digest-source.ts';
+import type { DigestRecorder } from '../audit/recorder.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { encodeJsonCompactEachRow } from './encode.ts';
 import type { IngestMetrics } from './metrics.ts';
@@ -27,11 +28,6 @@ export const TABLES = { toolCalls: 'tool_calls', warnings: 'tool_call_warnings',
 export interface WriteOptions {
   /** Same token + same rows = stored once. Omit only for data that may be duplicated on retry. */
   dedupToken?: string;
-  /**
-   * What the digest worker may hash instead of cloning `rows` (the Kafka messages they were flattened from); it
-   * must yield exactly `rows`. Without it the worker gets the rows.
-   */
-  digestSource?: DigestSource;
 }
 
 export interface WriteResult {
@@ -45,10 +41,10 @@ export type WireFormat = 'native' | 'json';
 export interface RowWriter {
   writeRows(rows: Rows, options?: WriteOptions): Promise<WriteResult>;
   /**
-   * Inserts Native blocks already encoded (ingest/wire-columns.ts), with the same tokens and settings as
-   * `writeRows`. Absent when the writer needs row objects (digests, JSON format): the caller then passes rows.
+   * Inserts Native blocks already encoded (ingest/wire-columns.ts), with the same tokens, settings and digests as
+   * `writeRows`. Absent when the writer needs row objects (JSON format): the caller then passes rows.
    */
-  writeEncoded?(blocks: EncodedRows, options?: Pick<WriteOptions, 'dedupToken'>): Promise<WriteResult>;
+  writeEncoded?(blocks: EncodedRows, options?: WriteOptions): Promise<WriteResult>;
 }
 
 export interface ClickHouseWriterOptions {
@@ -111,62 +107,86 @@ export function createClickHouseWriter(ch: ClickHouseClient, options: ClickHouse
     m.insertSeconds.observe(result.insertMs / 1000);
     m.batchRows.observe(result.rows.toolCalls + result.rows.warnings + result.rows.spans);
   };
-  const writeEncoded: RowWriter['writeEncoded'] = async (blocks, { dedupToken } = {}) => {
+  /**
+   * Inserts one body per non-empty table, each with its derived token; once all three are acknowledged, records the
+   * batch's digests (before the caller acknowledges the batch upstream).
+   */
+  const store = async (
+    bodies: readonly (readonly [table: string, columns: readonly string[], rows: number, body: () => Buffer])[],
+    wire: WireFormat,
+    stored: StoredBatch,
+    { dedupToken }: WriteOptions,
+  ): Promise<WriteResult> => {
     const started = now();
+    // With the offload on, the digest worker hashes while ClickHouse inserts.
+    const prepared = options.digests?.prepare?.(
+      isBlocks(stored) ? { kind: 'native', blocks: stored } : { kind: 'rows', rows: stored },
+    );
     const jobs: Promise<void>[] = [];
-    const insert = (name: string, block: { rows: number; body: Buffer }, columns: readonly string[]) => {
-      if (block.rows === 0) return;
-      const token = dedupToken === undefined ? undefined : `${dedupToken}:${name}`;
-      jobs.push(insertBody(ch, `${db}.${name}`, columns, block.body, token, 'native'));
-    };
-    insert(TABLES.toolCalls, blocks.toolCalls, TOOL_CALL_COLUMNS);
-    insert(TABLES.warnings, blocks.warnings, WARNING_COLUMNS);
-    insert(TABLES.spans, blocks.spans, SPAN_COLUMNS);
+    for (const [table, columns, rows, body] of bodies) {
+      if (rows === 0) continue;
+      const token = dedupToken === undefined ? undefined : `${dedupToken}:${table}`;
+      jobs.push(insertBody(ch, `${db}.${table}`, columns, body(), token, wire));
+    }
+    // All three settle before we report: a failed table is retried with the same token, the stored ones dedup.
     const settled = await Promise.allSettled(jobs);
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
-    const result: WriteResult = {
-      rows: { toolCalls: blocks.toolCalls.rows, warnings: blocks.warnings.rows, spans: blocks.spans.rows },
-      insertMs: now() - started,
-    };
+    await options.digests?.record(stored, { batchId: dedupToken, prepared });
+    const result: WriteResult = { rows: countsOf(stored), insertMs: now() - started };
     observe(result);
     return result;
   };
+  // Native: the digests hash the very blocks inserted (audit/native-entries.ts), from either path.
+  const writeEncoded = (blocks: EncodedRows, o: WriteOptions = {}) =>
+    store(
+      [
+        [TABLES.toolCalls, TOOL_CALL_COLUMNS, blocks.toolCalls.rows, () => blocks.toolCalls.body],
+        [TABLES.warnings, WARNING_COLUMNS, blocks.warnings.rows, () => blocks.warnings.body],
+        [TABLES.spans, SPAN_COLUMNS, blocks.spans.rows, () => blocks.spans.body],
+      ],
+      'native',
+      blocks,
+      o,
+    );
+  if (format === 'native') return { writeEncoded, writeRows: (rows, o) => writeEncoded(encodeRows(rows), o) };
   return {
-    // Digests hash row objects, and JSON is encoded from them: only a plain Native writer takes encoded blocks.
-    ...(format === 'native' && !options.digests ? { writeEncoded } : {}),
-    async writeRows(rows, { dedupToken, digestSource } = {}) {
-      const started = now();
-      // The digest worker hashes while we encode and ClickHouse inserts; recorded below, only after the ack.
-      const prepared = options.digests?.prepare?.(digestSource ?? { kind: 'rows', rows });
-      const jobs: Promise<void>[] = [];
-      const table = (name: string) => `${db}.${name}`;
-      const token = (name: string) => (dedupToken === undefined ? undefined : `${dedupToken}:${name}`);
-      // One insert per non-empty table, in the configured wire format, with the table's derived token.
-      const insert = <Row extends object>(
-        name: string,
-        batch: readonly Row[],
-        columns: readonly (keyof Row & string)[],
-        native: readonly (readonly [keyof Row & string, NativeType])[],
-      ) => {
-        if (batch.length === 0) return;
-        const body = format === 'native' ? encodeNative(batch, native) : encodeJsonCompactEachRow(batch, columns);
-        jobs.push(insertBody(ch, table(name), columns, body, token(name), format));
-      };
-      insert(TABLES.toolCalls, rows.toolCalls, TOOL_CALL_COLUMNS, TOOL_CALL_NATIVE);
-      insert(TABLES.warnings, rows.warnings, WARNING_COLUMNS, WARNING_NATIVE);
-      insert(TABLES.spans, rows.spans, SPAN_COLUMNS, SPAN_NATIVE);
-      // All three settle before we report: a failed table is retried with the same token, the stored ones dedup.
-      const settled = await Promise.allSettled(jobs);
-      const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-      if (failed) throw failed.reason;
-      await options.digests?.record(rows, { batchId: dedupToken, prepared });
-      const result: WriteResult = {
-        rows: { toolCalls: rows.toolCalls.length, warnings: rows.warnings.length, spans: rows.spans.length },
-        insertMs: now() - started,
-      };
-      observe(result);
-      return result;
-    },
+    writeRows: (rows, o = {}) =>
+      store(
+        [
+          [
+            TABLES.toolCalls,
+            TOOL_CALL_COLUMNS,
+            rows.toolCalls.length,
+            () => encodeJsonCompactEachRow(rows.toolCalls, TOOL_CALL_COLUMNS),
+          ],
+          [
+            TABLES.warnings,
+            WARNING_COLUMNS,
+            rows.warnings.length,
+            () => encodeJsonCompactEachRow(rows.warnings, WARNING_COLUMNS),
+          ],
+          [TABLES.spans, SPAN_COLUMNS, rows.spans.length, () => encodeJsonCompactEachRow(rows.spans, SPAN_COLUMNS)],
+        ],
+        'json',
+        rows,
+        o,
+      ),
+  };
+}
+
+/** The Native blocks of rows (the row path's encoding; the column path builds the same bytes from the wire). */
+export function encodeRows(rows: Rows): EncodedRows {
+  const block = <Row extends object>(
+    batch: readonly Row[],
+    native: readonly (readonly [keyof Row & string, NativeType])[],
+  ) => ({
+    rows: batch.length,
+    body: batch.length === 0 ? Buffer.alloc(0) : encodeNative(batch, native),
+  });
+  return {
+    toolCalls: block(rows.toolCalls, TOOL_CALL_NATIVE),
+    warnings: block(rows.warnings, WARNING_NATIVE),
+    spans: block(rows.spans, SPAN_NATIVE),
   };
 }

@@ -3,9 +3,9 @@ import { createHash } from 'node:crypto';
 import { after, describe, it } from 'node:test';
 import { canonicalRow, entryHash, sha256, TABLE_SPECS, type TableSpec, valuesOf } from '../../../audit/canonical.ts';
 import { computeOffMainThread, stopDigestWorker } from '../../../audit/digest-offload.ts';
-import { entriesFromOtlp, packMessages } from '../../../audit/digest-source.ts';
 import { createDigestRecorder, digestEntries, type StoredRows } from '../../../audit/recorder.ts';
 import { emptyFlattenResult, flattenInto } from '../../../ingest/flatten.ts';
+import { encodeRows } from '../../../ingest/writer.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
 import { decodeExportTraceServiceRequestFast } from '../../../platform/otlp/index.ts';
 import { mulberry32 } from '../../../platform/seeded-random.ts';
@@ -136,36 +136,28 @@ describe('digest offload keeps every hash byte-identical', () => {
     }
   });
 
-  it('the worker computes from Kafka message bytes the entries of the rows the consumer flattens from them', async () => {
-    const messages: (Buffer | null)[] = [];
-    for (let i = 0; i < 30; i++) {
-      messages.push(
-        syntheticMessage({
-          tenant: i % 3 === 0 ? 'beta' : 'acme',
-          toolSpans: 1 + (i % 7),
-          seed: 100 + i,
-          startMs: (HOUR_S + i * 300) * 1000,
-          warningEvery: 2,
-        }),
-      );
-    }
-    messages.push(null, Buffer.from([0xff, 0xff, 0xff])); // a null value; an undecodable one (dead-lettered)
-    // What the consumer does: decode each message, skip the undecodable, flatten into one set of rows.
+  it('the worker computes from the Native blocks the entries of the rows they encode', async () => {
     const rows = emptyFlattenResult();
-    for (const m of messages) {
-      if (!m) continue;
-      try {
-        flattenInto(rows, decodeExportTraceServiceRequestFast(m));
-      } catch {}
+    for (let i = 0; i < 30; i++) {
+      const m = syntheticMessage({
+        tenant: i % 3 === 0 ? 'beta' : 'acme',
+        toolSpans: 1 + (i % 7),
+        seed: 100 + i,
+        startMs: (HOUR_S + i * 300) * 1000,
+        warningEvery: 2,
+      });
+      flattenInto(rows, decodeExportTraceServiceRequestFast(m));
     }
     assert.ok(rows.toolCalls.length > 0 && rows.warnings.length > 0 && rows.spans.length > 0);
-    const expected = digestEntries(rows);
-    const { bytes, ends } = packMessages(messages);
-    assert.deepEqual(entriesFromOtlp(bytes, ends, undefined).entries, expected);
-    const worker = await computeOffMainThread({ kind: 'otlp', messages });
+    const blocks = encodeRows(rows);
+    const worker = await computeOffMainThread({ kind: 'native', blocks });
     assert.ok(worker, 'the worker answered');
-    assert.deepEqual(worker.entries, expected);
-    assert.equal(worker.counts.toolCalls, rows.toolCalls.length);
+    assert.deepEqual(worker.entries, digestEntries(rows));
+    assert.deepEqual(worker.counts, {
+      toolCalls: rows.toolCalls.length,
+      warnings: rows.warnings.length,
+      spans: rows.spans.length,
+    });
   });
 
   it('records from prepared entries equal records computed in record(), chained in call order', async () => {

@@ -1,0 +1,268 @@
+/**
+ * Digest entries computed from the Native blocks the writer sends (audit/native-entries.ts) must equal those of
+ * canonical.ts over the same rows (`digestEntries`), which is what `tooltrail verify` recomputes: any difference
+ * would report stored rows as changed.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { DigestEntry } from '../../../audit/chain.ts';
+import { digestEntries, type EntriesByTenant } from '../../../audit/entries.ts';
+import { entriesFromBlocks, type StoredBlocks } from '../../../audit/native-entries.ts';
+import { derivedDurationNs, flatten } from '../../../ingest/flatten.ts';
+import { encodeNative, nanoTimeToBigInt } from '../../../ingest/native.ts';
+import {
+  type Rows,
+  SPAN_NATIVE,
+  type SpanRow,
+  TOOL_CALL_NATIVE,
+  type ToolCallRow,
+  WARNING_NATIVE,
+  type WarningRow,
+} from '../../../ingest/rows.ts';
+import { assembleBlocks, ColumnArena, decodeToColumns } from '../../../ingest/wire-columns.ts';
+import { decodeExportTraceServiceRequest, encodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
+import { syntheticMessage } from '../../support/ingest.ts';
+import { plainRequest, prng, type Rand, randomRequest } from '../ingest/otlp-payloads.ts';
+
+function blocks(rows: Rows): StoredBlocks {
+  const block = <R extends object>(rs: R[], schema: Parameters<typeof encodeNative<R>>[1]) => ({
+    rows: rs.length,
+    body: rs.length === 0 ? Buffer.alloc(0) : encodeNative(rs, schema),
+  });
+  return {
+    toolCalls: block(rows.toolCalls, TOOL_CALL_NATIVE),
+    warnings: block(rows.warnings, WARNING_NATIVE),
+    spans: block(rows.spans, SPAN_NATIVE),
+  };
+}
+
+/** Entries with each hour's list in one order (both sides group the same, but need not list in one order). */
+function normal(e: EntriesByTenant): [string, [number, DigestEntry[]][]][] {
+  const key = (x: DigestEntry) => `${x.table}\t${x.id}\t${x.hash}`;
+  return [...e.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : 1))
+    .map(([t, hours]) => [
+      t,
+      [...hours.entries()]
+        .sort(([a], [b]) => a - b)
+        .map(([h, list]): [number, DigestEntry[]] => [h, [...list].sort((a, b) => (key(a) < key(b) ? -1 : 1))]),
+    ]);
+}
+
+function assertSameEntries(rows: Rows, label: string): void {
+  assert.deepEqual(normal(entriesFromBlocks(blocks(rows))), normal(digestEntries(rows)), label);
+}
+
+// Strings that exercise every JSON escape, multi-byte UTF-8, characters past U+FFFF and in U+E000-U+FFFF (where
+// UTF-8 byte order and JS string order disagree), and long values (multi-byte Native length prefixes).
+const TEXTS = [
+  '',
+  'a',
+  'quote " back \\ slash',
+  'ctl \u0000\u0001\b\t\n\u000b\f\r\u001f\u007f end',
+  'ü€',
+  '😀 past U+FFFF',
+  '\ue000 private use',
+  '\ufffd',
+  'x'.repeat(300),
+  `${'é'.repeat(70)}"`,
+];
+
+function text(r: Rand): string {
+  return r.chance(0.3) ? `v${r.int(1e6)}` : r.pick(TEXTS);
+}
+
+/** A DateTime64 text as flatten writes it: seconds, a dot, nine digits. */
+function time(r: Rand): string {
+  const s = r.pick([0, 1, 1_772_359_200 + r.int(7200), 4_102_444_800 + r.int(1000), 9_000_000_000]);
+  return `${s}.${String(r.int(1e9)).padStart(9, '0')}`;
+}
+
+function map(r: Rand): Record<string, string> {
+  const keys = ['b', 'a', 'z', 'é', '😀', '\ue000', 'k.1', 'K', '10', '2', ''];
+  const o: Record<string, string> = {};
+  for (let i = r.int(6); i > 0; i--) o[r.pick(keys)] = text(r);
+  return o;
+}
+
+const list = <T>(r: Rand, n: number, f: () => T): T[] => Array.from({ length: r.int(n + 1) }, f);
+
+function toolCall(r: Rand): ToolCallRow {
+  const start = time(r);
+  const end = r.chance(0.2) ? time(r) : start.replace(/\d$/, '9');
+  return {
+    tenant: r.pick(['acme', 'bêta', '']),
+    session_id: text(r),
+    sequence: r.pick([null, '0', '42', '18446744073709551615', '9007199254740993']),
+    start_time: start,
+    end_time: end,
+    duration_ns: derivedDurationNs(nanoTimeToBigInt(start), nanoTimeToBigInt(end)),
+    trace_id: text(r),
+    span_id: r.pick(['00f067aa0ba902b7', 'e457b5a2e4d86bd1', 'é']),
+    parent_span_id: text(r),
+    trace_state: text(r),
+    span_name: text(r),
+    span_kind: r.pick(['Internal', 'Client']),
+    tool_call_id: text(r),
+    tool_name: text(r),
+    agent_name: text(r),
+    agent_id: text(r),
+    service_name: text(r),
+    scope_name: text(r),
+    scope_version: text(r),
+    effect: r.pick(['read', 'mutation', '']),
+    span_status_code: text(r),
+    span_status_message: text(r),
+    result_status: text(r),
+    result_complete: r.chance(0.5),
+    complete_reported: r.chance(0.5),
+    result_reasons: list(r, 3, () => text(r)),
+    result_item_count: r.pick([null, '0', '-5', '9223372036854775807', '-9223372036854775808', '4294967296']),
+    result_continuation: text(r),
+    scope_resource: text(r),
+    scope_visibility: text(r),
+    scope_snapshot: text(r),
+    warnings: list(r, 2, () => text(r)),
+    mutation_basis: text(r),
+    mutation_target_count: r.pick([null, '3', '-1']),
+    evidence_snapshots: list(r, 2, () => text(r)),
+    evidence_call_ids: list(r, 2, () => text(r)),
+    guard_decision: text(r),
+    attributes: map(r),
+    resource_attributes: map(r),
+    event_times: list(r, 3, () => time(r)),
+    event_names: list(r, 3, () => text(r)),
+    event_attributes: list(r, 3, () => map(r)),
+    link_trace_ids: list(r, 2, () => text(r)),
+    link_span_ids: list(r, 2, () => text(r)),
+    link_trace_states: list(r, 2, () => text(r)),
+    link_attributes: list(r, 2, () => map(r)),
+  };
+}
+
+function warning(r: Rand): WarningRow {
+  return {
+    tenant: r.pick(['acme', 'bêta']),
+    time: time(r),
+    code: text(r),
+    source: text(r),
+    message: text(r),
+    tool_name: text(r),
+    agent_name: text(r),
+    session_id: text(r),
+    trace_id: text(r),
+    // Few ids: several rows of one span and hour form one entry.
+    span_id: `s${r.int(4)}`,
+  };
+}
+
+function span(r: Rand): SpanRow {
+  return {
+    Tenant: r.pick(['acme', 'bêta']),
+    Timestamp: time(r),
+    TraceId: text(r),
+    SpanId: text(r),
+    ParentSpanId: text(r),
+    TraceState: text(r),
+    SpanName: text(r),
+    SpanKind: text(r),
+    ServiceName: text(r),
+    ResourceAttributes: map(r),
+    ScopeName: text(r),
+    ScopeVersion: text(r),
+    SpanAttributes: map(r),
+    Duration: r.pick([0, 1, 2 ** 32, 2 ** 53 - 1, 2 ** 60, 2 ** 64 - 2 ** 12]),
+    StatusCode: text(r),
+    StatusMessage: text(r),
+    'Events.Timestamp': list(r, 2, () => time(r)),
+    'Events.Name': list(r, 2, () => text(r)),
+    'Events.Attributes': list(r, 2, () => map(r)),
+    'Links.TraceId': list(r, 2, () => text(r)),
+    'Links.SpanId': list(r, 2, () => text(r)),
+    'Links.TraceState': list(r, 2, () => text(r)),
+    'Links.Attributes': list(r, 2, () => map(r)),
+  };
+}
+
+describe('digest entries from Native blocks', () => {
+  it('equal canonical.ts entries over random rows: escapes, non-BMP keys, 64-bit extremes, grouped warnings', () => {
+    for (let seed = 1; seed <= 60; seed++) {
+      const r = prng(seed);
+      const n = 1 + r.int(40);
+      const rows: Rows = {
+        toolCalls: Array.from({ length: n }, () => toolCall(r)),
+        warnings: Array.from({ length: n }, () => warning(r)),
+        spans: Array.from({ length: n }, () => span(r)),
+      };
+      assertSameEntries(rows, `seed ${seed}`);
+    }
+  });
+
+  it('derives duration_ns as the table does, for clocks stepped back and spans decades long', () => {
+    const at = (start: string, end: string): ToolCallRow => ({
+      ...toolCall(prng(7)),
+      start_time: start,
+      end_time: end,
+      duration_ns: derivedDurationNs(nanoTimeToBigInt(start), nanoTimeToBigInt(end)),
+    });
+    const rows: Rows = {
+      toolCalls: [
+        at('1772359200.000000005', '1772359200.000000001'), // stepped back: 0
+        at('0.000000000', '9000000000.000000001'), // 2^62 ns and more: past 2^53
+        at('1772359200.999999999', '1772359201.000000000'),
+        at('1.000000000', '1.000000000'),
+      ],
+      warnings: [],
+      spans: [],
+    };
+    assertSameEntries(rows, 'durations');
+  });
+
+  it('equal canonical.ts entries over the rows flatten makes of random OTLP requests', () => {
+    for (let seed = 1; seed <= 150; seed++) {
+      const request = seed % 2 === 0 ? randomRequest(prng(seed)) : plainRequest(prng(seed));
+      const rows = flatten(decodeExportTraceServiceRequest(encodeExportTraceServiceRequest(request)), {
+        defaultTenant: 'dflt',
+      });
+      assertSameEntries(rows, `seed ${seed}`);
+    }
+  });
+
+  it('hash the column path blocks (wire bytes -> Native) as canonical.ts hashes the general path rows', () => {
+    const arena = new ColumnArena();
+    const marks = [];
+    const rows: Rows = { toolCalls: [], warnings: [], spans: [] };
+    for (let i = 0; i < 30; i++) {
+      const bytes = syntheticMessage({
+        tenant: i % 3 === 0 ? '' : 'acme',
+        toolSpans: 1 + (i % 9),
+        seed: i,
+        warningEvery: 2,
+      });
+      const mark = decodeToColumns(arena, bytes, { defaultTenant: 'dflt' });
+      assert.ok(mark, `message ${i} takes the column path`);
+      marks.push(mark);
+      const f = flatten(decodeExportTraceServiceRequest(bytes), { defaultTenant: 'dflt' });
+      rows.toolCalls.push(...f.toolCalls);
+      rows.warnings.push(...f.warnings);
+      rows.spans.push(...f.spans);
+    }
+    assert.ok(rows.warnings.length > 0 && rows.spans.length > 0, 'every table has rows');
+    const fromColumns = entriesFromBlocks(assembleBlocks(arena, marks));
+    assert.deepEqual(normal(fromColumns), normal(digestEntries(rows)));
+  });
+
+  it('refuses a block whose columns are not the table spec (a schema drift must not hash silently)', () => {
+    const rows: Rows = { toolCalls: [toolCall(prng(3))], warnings: [], spans: [] };
+    const b = blocks(rows);
+    const noTenant = encodeNative(
+      rows.toolCalls,
+      TOOL_CALL_NATIVE.filter(([name]) => name !== 'session_id'),
+    );
+    assert.throws(() => entriesFromBlocks({ ...b, toolCalls: { rows: 1, body: noTenant } }), /no column session_id/);
+    assert.throws(
+      () => entriesFromBlocks({ ...b, toolCalls: { rows: 1, body: b.toolCalls.body.subarray(0, 200) } }),
+      /past the end|truncated/,
+    );
+  });
+});
