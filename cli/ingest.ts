@@ -14,6 +14,8 @@ interface IngestFlags {
   lingerMs?: number;
   defaultTenant?: string;
   metricsPort?: number;
+  /** Commander's negatable `--no-audit-digests`: false when given, else true (then the environment decides). */
+  auditDigests?: boolean;
 }
 
 const int = (v: string) => Number.parseInt(v, 10);
@@ -35,6 +37,10 @@ export function registerIngestCommand(program: Command): void {
       'tenant for spans without tooltrail.tenant (env TOOLTRAIL_INGEST_DEFAULT_TENANT)',
     )
     .option('--metrics-port <port>', 'serve Prometheus metrics on /metrics (env TOOLTRAIL_INGEST_METRICS_PORT)', int)
+    .option(
+      '--no-audit-digests',
+      'do not record tamper-evidence digests; verify then reports these rows as added (env TOOLTRAIL_INGEST_AUDIT_DIGESTS=false)',
+    )
     .action(async (f: IngestFlags) => {
       const flags: IngestOverrides = {
         ...(f.topic !== undefined ? { topic: f.topic } : {}),
@@ -46,6 +52,7 @@ export function registerIngestCommand(program: Command): void {
         ...(f.lingerMs !== undefined ? { lingerMs: f.lingerMs } : {}),
         ...(f.defaultTenant !== undefined ? { defaultTenant: f.defaultTenant } : {}),
         ...(f.metricsPort !== undefined ? { metricsPort: f.metricsPort } : {}),
+        ...(f.auditDigests === false ? { auditDigests: false } : {}),
       };
       await runIngest(flags);
     });
@@ -57,11 +64,17 @@ export function registerIngestCommand(program: Command): void {
  */
 export async function runIngest(flags: IngestOverrides): Promise<void> {
   const config = loadIngestConfig(flags);
-  const digestConfig = digestConfigFromEnv();
+  const digestConfig = config.auditDigests ? digestConfigFromEnv() : undefined;
   // Same tamper evidence as direct mode: `tooltrail verify` checks rows against these digests.
-  const ingest = await startIngest(config, {
-    digests: (ch) => createDigestRecorder(ch, { database: config.clickhouse.database, ...digestConfig }),
-  });
+  const ingest = await startIngest(
+    config,
+    digestConfig
+      ? { digests: (ch) => createDigestRecorder(ch, { database: config.clickhouse.database, ...digestConfig }) }
+      : {},
+  );
+  if (!digestConfig) {
+    console.error('tooltrail ingest: audit digests are OFF: `tooltrail verify` will report the rows stored as added');
+  }
   console.error(
     `tooltrail ingest: ${config.kafka.topic} (group ${config.kafka.groupId}) -> ClickHouse ${config.clickhouse.database}` +
       (ingest.metricsPort !== undefined ? `; metrics on :${ingest.metricsPort}/metrics` : ''),

@@ -27,6 +27,16 @@ describe('ingest config', () => {
     assert.equal(c.batch.maxRows, 7);
   });
 
+  it('records audit digests unless switched off by flag or environment, and refuses a vague value', () => {
+    assert.equal(loadIngestConfig({}, {}).auditDigests, true);
+    assert.equal(loadIngestConfig({}, { TOOLTRAIL_INGEST_AUDIT_DIGESTS: 'false' }).auditDigests, false);
+    assert.equal(loadIngestConfig({ auditDigests: false }, {}).auditDigests, false);
+    assert.throws(
+      () => loadIngestConfig({}, { TOOLTRAIL_INGEST_AUDIT_DIGESTS: 'no' }),
+      /TOOLTRAIL_INGEST_AUDIT_DIGESTS/,
+    );
+  });
+
   it('reports every bad key at once, each by name', () => {
     assert.throws(
       () => loadIngestConfig({ topic: 'same', deadLetterTopic: 'same', maxRows: 0, database: 'bad-name' }, {}),

@@ -1,0 +1,59 @@
+/**
+ * `tooltrail ingest` (the command's own code, as a child process) records audit digests by default and none when
+ * switched off, saying so on stderr: rows stored without digests must be a visible choice, never a silent one.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { syntheticMessage } from '../../support/ingest.ts';
+import { createHarness, type Harness } from '../ingest/harness.ts';
+
+const CHILD = fileURLToPath(new URL('../ingest/ingest-child.ts', import.meta.url));
+
+let h: Harness;
+before(async () => {
+  h = await createHarness('digest_switch');
+});
+after(async () => {
+  await h?.close();
+});
+
+/** Runs the ingest until `toolCalls` rows are stored, then stops it (SIGTERM); returns its stderr. */
+async function ingestUntil(extra: Record<string, string>, toolCalls: number): Promise<string> {
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+    env: h.env(extra),
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let err = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    err += d.toString();
+  });
+  try {
+    const n = await h.waitForCount(`SELECT count() AS n FROM ${h.db.database}.tool_calls`, toolCalls, 60_000);
+    assert.equal(n, toolCalls, `rows stored; child said: ${err}`);
+  } finally {
+    child.kill('SIGTERM');
+    await once(child, 'exit');
+  }
+  return err;
+}
+
+describe('tooltrail ingest audit digests switch', () => {
+  it('records no digest with TOOLTRAIL_INGEST_AUDIT_DIGESTS=false and warns, then digests by default', async () => {
+    const digests = `SELECT count() AS n FROM ${h.db.database}.row_digests`;
+    await h.produce(Array.from({ length: 5 }, (_, i) => syntheticMessage({ tenant: 'acme', toolSpans: 4, seed: i })));
+    const off = await ingestUntil({ TOOLTRAIL_INGEST_AUDIT_DIGESTS: 'false' }, 20);
+    assert.match(off, /audit digests are OFF/);
+    assert.equal(await h.count(digests), 0, 'no digest recorded while switched off');
+
+    await h.produce(
+      Array.from({ length: 5 }, (_, i) => syntheticMessage({ tenant: 'acme', toolSpans: 4, seed: 100 + i })),
+    );
+    const on = await ingestUntil({}, 40);
+    assert.doesNotMatch(on, /audit digests are OFF/);
+    const covered = `SELECT sum(countEqual(row_tables, 'tool_calls')) AS n FROM ${h.db.database}.row_digests`;
+    assert.equal(await h.waitForCount(covered, 20, 30_000), 20, 'the default run digests the rows it stored');
+  });
+});
