@@ -41,6 +41,8 @@ const MAP = 8;
 const ARR_MAP = 9;
 /** tool_calls.duration_ns: not in the block, derived from start_time and end_time as the table's ALIAS does. */
 const DURATION = 10;
+/** An array or map column empty in every row of the block (links, events, evidence: usually): `[]`, nothing read. */
+const EMPTY = 11;
 
 const LAYOUTS: Record<string, number> = {
   String: STR,
@@ -118,13 +120,19 @@ function u64At(b: Buffer, at: number): number {
 
 /** Position after `count` Native strings starting at `at`. */
 function skipStrings(b: Buffer, at: number, count: number): number {
-  for (let i = 0; i < count; i++) at = readString(b, at);
+  for (let i = 0; i < count; i++) {
+    const c = b[at]!;
+    at = c < 0x80 ? at + 1 + c : readString(b, at);
+  }
   if (at > b.length) throw new Error('native block: string past the end');
   return at;
 }
 
 /** Where one column's parts start; cursors advance row by row. */
 interface Column {
+  /** Its layout by type name (what the spec checks). */
+  declared: number;
+  /** How its values are written: `declared`, or EMPTY. */
   layout: number;
   /** STR: string cursor; fixed-width: values; NULL_*: null map; arrays and maps: (outer) offsets. */
   a: number;
@@ -141,7 +149,7 @@ interface Column {
 }
 
 function column(layout: number, a = 0, b = 0, c = 0, d = 0): Column {
-  return { layout, a, b, c, d, end: 0, end2: 0 };
+  return { declared: layout, layout, a, b, c, d, end: 0, end2: 0 };
 }
 
 /** Parses the block's header and finds each column's parts (one pass over the string lengths). */
@@ -215,6 +223,8 @@ function columnsOf(body: Buffer): { rows: number; byName: Map<string, Column> } 
       }
     }
     if (at > body.length) throw new Error(`native block: column ${name} runs past the end`);
+    const col = byName.get(name)!;
+    if (layout >= ARR_STR && lastEnd(start) === 0) col.layout = EMPTY;
   }
   return { rows, byName };
 }
@@ -225,7 +235,7 @@ function bind(spec: TableSpec, byName: Map<string, Column>): Column[] {
     const col = byName.get(name);
     if (!col && spec === TOOL_CALLS_SPEC && name === 'duration_ns') return column(DURATION);
     if (!col) throw new Error(`native block for ${spec.table} has no column ${name}`);
-    if (!ACCEPTS[type].includes(col.layout)) throw new Error(`native block: ${spec.table}.${name} has the wrong type`);
+    if (!ACCEPTS[type].includes(col.declared)) throw new Error(`native block: ${spec.table}.${name} has the wrong type`);
     return col;
   });
 }
@@ -233,6 +243,11 @@ function bind(spec: TableSpec, byName: Map<string, Column>): Column[] {
 // ------------------------------------------------------------------------------------------------ canonical text
 
 const HEX = '0123456789abcdef';
+/** 1 for the bytes JSON.stringify escapes in a string: controls, `"` and `\`. */
+const ESCAPED = new Uint8Array(256);
+for (let c = 0; c < 0x20; c++) ESCAPED[c] = 1;
+ESCAPED[0x22] = 1;
+ESCAPED[0x5c] = 1;
 /** '000' to '999' as ASCII bytes, three per number. */
 const DIGITS3 = Buffer.from(Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0')).join(''), 'latin1');
 
@@ -240,8 +255,6 @@ const DIGITS3 = Buffer.from(Array.from({ length: 1000 }, (_, i) => String(i).pad
 class Canonical {
   buf = Buffer.allocUnsafe(1 << 16);
   pos = 0;
-  private lastSeconds = -1;
-  private secondsText = '';
 
   ensure(n: number): void {
     if (this.pos + n <= this.buf.length) return;
@@ -271,7 +284,7 @@ class Canonical {
     const end = start + len;
     for (let i = start; i < end; i++) {
       const c = src[i]!;
-      if (c >= 0x20 && c !== 0x22 && c !== 0x5c) {
+      if (ESCAPED[c] === 0) {
         out[p++] = c;
         continue;
       }
@@ -299,22 +312,23 @@ class Canonical {
     this.pos = p;
   }
 
-  /** Decimal digits of a non-negative integer below 2^53. */
+  /** Decimal digits of a non-negative integer below 2^53, three at a time. */
   digits(v: number): void {
-    this.ensure(16);
-    if (v < 10) {
-      this.buf[this.pos++] = 48 + v;
+    if (v >= 1000) {
+      const high = Math.floor(v / 1000);
+      this.digits(high);
+      const low = v - high * 1000;
+      this.ensure(3);
+      this.buf[this.pos] = DIGITS3[3 * low]!;
+      this.buf[this.pos + 1] = DIGITS3[3 * low + 1]!;
+      this.buf[this.pos + 2] = DIGITS3[3 * low + 2]!;
+      this.pos += 3;
       return;
     }
-    let n = 1;
-    for (let x = v; x >= 10; x = Math.floor(x / 10)) n++;
-    const buf = this.buf;
-    for (let i = this.pos + n - 1; i >= this.pos; i--) {
-      const q = Math.floor(v / 10);
-      buf[i] = 48 + (v - q * 10);
-      v = q;
-    }
-    this.pos += n;
+    this.ensure(3);
+    // The last one to three digits of '000'-'999': no leading zeros.
+    const from = v >= 100 ? 0 : v >= 10 ? 1 : 2;
+    for (let i = 3 * v + from; i < 3 * v + 3; i++) this.buf[this.pos++] = DIGITS3[i]!;
   }
 
   /** `"<decimal>"` of the 64-bit value at `at` (signed: Int64 and DateTime64; else UInt64). */
@@ -344,30 +358,34 @@ class Canonical {
       r -= 1e9;
       q += 1;
     }
-    // The seconds of a batch's times repeat (spans of one trace): their digits are kept from the last time.
-    if (q !== this.lastSeconds) {
-      this.lastSeconds = q;
-      const at = this.pos;
-      this.digits(q);
-      this.secondsText = this.buf.subarray(at, this.pos).toString('latin1');
-    } else this.ascii(this.secondsText);
-    // Nine digits of nanoseconds, three at a time.
+    if (q >= 1e9 && q < 1e10) {
+      // Seconds of this century: one digit, then nine like the nanoseconds.
+      const first = Math.floor(q / 1e9);
+      this.ensure(1);
+      this.buf[this.pos++] = 48 + first;
+      this.nine(q - first * 1e9);
+    } else this.digits(q);
+    this.nine(r);
+  }
+
+  /** Exactly nine digits (leading zeros kept) of 0 <= v < 1e9, three at a time. */
+  nine(v: number): void {
     this.ensure(9);
     const buf = this.buf;
     const p = this.pos;
-    const hi3 = Math.floor(r / 1_000_000);
-    const mid = r - hi3 * 1_000_000;
-    const mid3 = Math.floor(mid / 1000);
-    const lo3 = mid - mid3 * 1000;
-    buf[p] = DIGITS3[3 * hi3]!;
-    buf[p + 1] = DIGITS3[3 * hi3 + 1]!;
-    buf[p + 2] = DIGITS3[3 * hi3 + 2]!;
-    buf[p + 3] = DIGITS3[3 * mid3]!;
-    buf[p + 4] = DIGITS3[3 * mid3 + 1]!;
-    buf[p + 5] = DIGITS3[3 * mid3 + 2]!;
-    buf[p + 6] = DIGITS3[3 * lo3]!;
-    buf[p + 7] = DIGITS3[3 * lo3 + 1]!;
-    buf[p + 8] = DIGITS3[3 * lo3 + 2]!;
+    const a = Math.floor(v / 1_000_000);
+    const rest = v - a * 1_000_000;
+    const b = Math.floor(rest / 1000);
+    const c = rest - b * 1000;
+    buf[p] = DIGITS3[3 * a]!;
+    buf[p + 1] = DIGITS3[3 * a + 1]!;
+    buf[p + 2] = DIGITS3[3 * a + 2]!;
+    buf[p + 3] = DIGITS3[3 * b]!;
+    buf[p + 4] = DIGITS3[3 * b + 1]!;
+    buf[p + 5] = DIGITS3[3 * b + 2]!;
+    buf[p + 6] = DIGITS3[3 * c]!;
+    buf[p + 7] = DIGITS3[3 * c + 1]!;
+    buf[p + 8] = DIGITS3[3 * c + 2]!;
     this.pos = p + 9;
   }
 
@@ -469,6 +487,12 @@ function writeValue(out: Canonical, b: Buffer, col: Column, r: number, cols: rea
     case STR:
       col.a = readString(b, col.a);
       out.jsonString(b, strStart, strLen);
+      return;
+    case EMPTY:
+      out.ensure(2);
+      out.buf[out.pos] = 0x5b;
+      out.buf[out.pos + 1] = 0x5d;
+      out.pos += 2;
       return;
     case BOOL:
       out.ascii(b[col.a + r] === 1 ? 'true' : 'false');

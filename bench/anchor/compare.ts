@@ -9,8 +9,9 @@
  *    all (it answers after Kafka's ack) or when the OTel Collector's otelcol_exporter_sent_spans reached them (it
  *    answers before). spans/s and collector CPU (/proc utime+stime of the child and its descendants).
  * 2. Kafka -> ClickHouse: both read the same topic (what tooltrail's collector wrote in round 1): `tooltrail ingest`
- *    into a migrated database vs the OTel Collector's kafka receiver -> batch -> clickhouse exporter (HTTP, its own
- *    schema). Timed from the first row visible to the last (process start-up excluded for both).
+ *    into a migrated database, as shipped (audit digests on) and with `TOOLTRAIL_INGEST_AUDIT_DIGESTS=false` (like
+ *    the exporter, which keeps no audit trail), vs the OTel Collector's kafka receiver -> batch -> clickhouse
+ *    exporter (HTTP, its own schema). Timed from the first row visible to the last (process start-up excluded).
  * 3. Bytes on disk per span after OPTIMIZE FINAL: tool_calls vs otel_traces, the same spans.
  *
  *   flock /tmp/bench.lock node --import tsx bench/anchor/compare.ts [--spans 200000] [--rounds 3] [--concurrency 8]
@@ -259,6 +260,8 @@ interface KafkaRound {
 }
 
 type Side = 'tooltrail' | 'otelcol';
+/** Into ClickHouse, tooltrail's ingest runs twice: as shipped, and with its audit digests off. */
+type StoreSide = Side | 'tooltrail-no-digests';
 
 async function intoKafka(side: Side, topic: string, bodies: Buffer[], spans: number): Promise<KafkaRound> {
   const concurrency = Number(args.concurrency);
@@ -323,24 +326,28 @@ async function count(ch: ClickHouseClient, sql: string): Promise<number> {
 
 async function intoClickHouse(
   ch: ClickHouseClient,
-  side: Side,
+  side: StoreSide,
   topic: string,
   expected: number,
   round: number,
 ): Promise<StoreRound> {
-  const database = `anchor_${side === 'tooltrail' ? 'tt' : 'otel'}_${RUN}_${round}`;
+  const database = `anchor_${{ tooltrail: 'tt', 'tooltrail-no-digests': 'ttnd', otelcol: 'otel' }[side]}_${RUN}_${round}`;
   const group = `anchor-${side}-${RUN}-${round}`;
   let child: Child;
   let table: string;
   createdDatabases.push(database);
-  if (side === 'tooltrail') {
+  if (side !== 'otelcol') {
     createdTopics.push(`${topic}_dlq_${round}`);
     await migrateUp(ch, { database, retentionDays: DEFAULT_RETENTION_DAYS });
     table = `${database}.tool_calls`;
     child = start(
       process.execPath,
       ['bin/tooltrail.js', 'ingest', '--topic', topic, '--group', group, '--dlq-topic', `${topic}_dlq_${round}`],
-      { ...process.env, TOOLTRAIL_CLICKHOUSE_DATABASE: database },
+      {
+        ...process.env,
+        TOOLTRAIL_CLICKHOUSE_DATABASE: database,
+        TOOLTRAIL_INGEST_AUDIT_DIGESTS: side === 'tooltrail' ? 'true' : 'false',
+      },
       'tooltrail ingest',
     );
   } else {
@@ -488,7 +495,7 @@ async function main(): Promise<void> {
         .join(' ')}`,
   );
   const k: Record<Side, KafkaRound[]> = { tooltrail: [], otelcol: [] };
-  const c: Record<Side, StoreRound[]> = { tooltrail: [], otelcol: [] };
+  const c: Record<StoreSide, StoreRound[]> = { tooltrail: [], 'tooltrail-no-digests': [], otelcol: [] };
   let source = '';
   let sourceSpans = 0;
   try {
@@ -513,13 +520,15 @@ async function main(): Promise<void> {
       }
     }
     console.log(`2. Kafka -> ClickHouse (${fmt(sourceSpans)} spans tooltrail's collector wrote to ${source})`);
+    const sides: StoreSide[] = ['tooltrail', 'tooltrail-no-digests', 'otelcol'];
     for (let r = 0; r < rounds; r++) {
-      const order: Side[] = r % 2 === 0 ? ['tooltrail', 'otelcol'] : ['otelcol', 'tooltrail'];
+      // Rotate who goes first: the machine's other load drifts.
+      const order = sides.map((_, i) => sides[(i + r) % sides.length]!);
       for (const side of order) {
         const x = await intoClickHouse(ch, side, source, sourceSpans, r);
         c[side].push(x);
         console.log(
-          `  round ${r + 1} ${side.padEnd(9)} ${fmt(x.rowsPerSec).padStart(8)} rows/s  CPU ${x.cpuSecPer100k.toFixed(2)} s/100k rows ` +
+          `  round ${r + 1} ${side.padEnd(20)} ${fmt(x.rowsPerSec).padStart(8)} rows/s  CPU ${x.cpuSecPer100k.toFixed(2)} s/100k rows ` +
             `(+ ClickHouse ${x.serverCpuSecPer100k?.toFixed(2) ?? 'n/a'} s)  ${fmt(x.spansPerCpuSec)} spans/CPU-s  load ${loadavg()[0]?.toFixed(2)}`,
         );
       }
@@ -536,7 +545,7 @@ async function main(): Promise<void> {
     console.log(`  heaviest columns, B/span: otel_traces ${otDisk.top.join(', ')}`);
 
     const pick = (s: Side, f: (x: KafkaRound) => number) => k[s].map(f);
-    const pickC = (s: Side, f: (x: StoreRound) => number) => c[s].map(f);
+    const pickC = (s: StoreSide, f: (x: StoreRound) => number) => c[s].map(f);
     console.log(`medians (min-max) of ${rounds} rounds:`);
     console.log(
       line(
@@ -588,6 +597,14 @@ async function main(): Promise<void> {
         '',
       ),
     );
+    console.log(
+      line(
+        'same, tooltrail digests off',
+        pickC('tooltrail-no-digests', (x) => x.spansPerCpuSec),
+        pickC('otelcol', (x) => x.spansPerCpuSec),
+        '',
+      ),
+    );
     const atLeast = (r: number) => r >= 1;
     const figures: BenchFigure[] = [
       figure(
@@ -622,12 +639,26 @@ async function main(): Promise<void> {
         pickC('tooltrail', (x) => x.rowsPerSec),
         pickC('otelcol', (x) => x.rowsPerSec),
       ),
+      // Like for like: the exporter records no tamper evidence either.
+      figure(
+        'Kafka -> ClickHouse, spans per consumer CPU second, audit digests off',
+        'spans/CPU-s',
+        pickC('tooltrail-no-digests', (x) => x.spansPerCpuSec),
+        pickC('otelcol', (x) => x.spansPerCpuSec),
+        { text: '>= 1.0x the OTel Collector', met: atLeast },
+      ),
+      figure(
+        'Kafka -> ClickHouse, rows/s, audit digests off',
+        'rows/s',
+        pickC('tooltrail-no-digests', (x) => x.rowsPerSec),
+        pickC('otelcol', (x) => x.rowsPerSec),
+      ),
       figure('bytes on disk per span (tool_calls vs otel_traces)', 'bytes', [ttDisk.onDisk], [otDisk.onDisk], {
         text: '<= 0.7x the exporter',
         met: (r) => r <= 0.7,
       }),
     ];
-    const server = (s: Side) => c[s].map((x) => x.serverCpuSecPer100k).filter((x): x is number => x !== undefined);
+    const server = (s: StoreSide) => c[s].map((x) => x.serverCpuSecPer100k).filter((x): x is number => x !== undefined);
     if (server('tooltrail').length > 0 && server('otelcol').length > 0) {
       console.log(line('ClickHouse server CPU s/100k rows', server('tooltrail'), server('otelcol'), '', 2));
       figures.push(
