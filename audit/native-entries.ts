@@ -235,7 +235,8 @@ function bind(spec: TableSpec, byName: Map<string, Column>): Column[] {
     const col = byName.get(name);
     if (!col && spec === TOOL_CALLS_SPEC && name === 'duration_ns') return column(DURATION);
     if (!col) throw new Error(`native block for ${spec.table} has no column ${name}`);
-    if (!ACCEPTS[type].includes(col.declared)) throw new Error(`native block: ${spec.table}.${name} has the wrong type`);
+    if (!ACCEPTS[type].includes(col.declared))
+      throw new Error(`native block: ${spec.table}.${name} has the wrong type`);
     return col;
   });
 }

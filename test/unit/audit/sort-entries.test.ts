@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { type DigestEntry, sortEntries } from '../../../audit/chain.ts';
+import { sha256 } from '../../../audit/canonical.ts';
+import { type DigestEntry, rowsHash, sortEntries } from '../../../audit/chain.ts';
 import { prng } from '../ingest/otlp-payloads.ts';
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
@@ -27,6 +28,21 @@ describe('digest entry order', () => {
         hash: hex(r, 64),
       }));
       assert.deepEqual(sortEntries(entries), reference(entries), `seed ${seed}`);
+    }
+  });
+
+  it('hashes the sorted entry lines as their joined text, ids that are not ASCII included', () => {
+    const r = prng(11);
+    for (const odd of ['', 'é', '😀', 'x\ty']) {
+      const entries: DigestEntry[] = Array.from({ length: 200 }, (_, i) => ({
+        table: r.pick(['tool_calls', 'spans']),
+        id: i === 17 ? odd : hex(r, 16),
+        hash: hex(r, 64),
+      }));
+      const text = reference(entries)
+        .map((e) => `${e.table}\t${e.id}\t${e.hash}`)
+        .join('\n');
+      assert.equal(rowsHash(entries), sha256(text), JSON.stringify(odd));
     }
   });
 
