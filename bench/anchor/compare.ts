@@ -669,6 +669,20 @@ async function main(): Promise<void> {
           server('otelcol'),
         ),
       );
+      // What a deployment pays for: the consumer and the database it writes to (every round has both readings).
+      const both = (s: StoreSide) =>
+        c[s].flatMap((x) =>
+          x.serverCpuSecPer100k === undefined ? [] : [1e5 / (x.cpuSecPer100k + x.serverCpuSecPer100k)],
+        );
+      console.log(line('spans/CPU-s, consumer + ClickHouse', both('tooltrail'), both('otelcol'), ''));
+      figures.push(
+        figure(
+          'Kafka -> ClickHouse, spans per CPU second of consumer and ClickHouse server together',
+          'spans/CPU-s',
+          both('tooltrail'),
+          both('otelcol'),
+        ),
+      );
     }
     printBenchReport({ bench: 'anchor-compare', figures });
   } finally {
