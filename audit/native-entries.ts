@@ -9,6 +9,7 @@
  * which both encoders guarantee (JS strings; wire-columns checks `isUtf8`).
  */
 import { Buffer } from 'node:buffer';
+import { ByteBuffer } from '../ingest/byte-buffer.ts';
 import { type ColumnType, SPANS_SPEC, sha256, type TableSpec, TOOL_CALLS_SPEC, WARNINGS_SPEC } from './canonical.ts';
 import type { DigestEntry } from './chain.ts';
 import type { EntriesByTenant } from './entries.ts';
@@ -253,22 +254,9 @@ ESCAPED[0x5c] = 1;
 const DIGITS3 = Buffer.from(Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0')).join(''), 'latin1');
 
 /** The canonical text of one row at a time, as UTF-8 bytes in one reused buffer. */
-class Canonical {
-  buf = Buffer.allocUnsafe(1 << 16);
-  pos = 0;
-
-  ensure(n: number): void {
-    if (this.pos + n <= this.buf.length) return;
-    let size = this.buf.length * 2;
-    while (size < this.pos + n) size *= 2;
-    const next = Buffer.allocUnsafe(size);
-    this.buf.copy(next, 0, 0, this.pos);
-    this.buf = next;
-  }
-
-  byte(c: number): void {
-    this.ensure(1);
-    this.buf[this.pos++] = c;
+class Canonical extends ByteBuffer {
+  constructor() {
+    super(1 << 16);
   }
 
   ascii(s: string): void {
@@ -336,10 +324,10 @@ class Canonical {
   quoted64(src: Buffer, at: number, signed: boolean): void {
     const lo = u32At(src, at);
     const hi = u32At(src, at + 4);
-    this.byte(0x22);
+    this.u8(0x22);
     if (signed && hi >= 0x80000000) this.ascii(src.readBigInt64LE(at).toString());
     else this.unsigned(lo, hi);
-    this.byte(0x22);
+    this.u8(0x22);
   }
 
   /** Decimal of hi * 2^32 + lo (unsigned), without bigint: seconds, then 9 digits of nanoseconds. */
@@ -443,17 +431,17 @@ function writeMap(out: Canonical, b: Buffer, keyAt: number, valueAt: number, n: 
       order.set(sorted);
     }
   }
-  out.byte(0x5b);
+  out.u8(0x5b);
   for (let j = 0; j < n; j++) {
     const i = order[j]!;
-    if (j > 0) out.byte(0x2c);
-    out.byte(0x5b);
+    if (j > 0) out.u8(0x2c);
+    out.u8(0x5b);
     out.jsonString(b, keyStarts[i]!, keyLens[i]!);
-    out.byte(0x2c);
+    out.u8(0x2c);
     out.jsonString(b, valueStarts[i]!, valueLens[i]!);
-    out.byte(0x5d);
+    out.u8(0x5d);
   }
-  out.byte(0x5d);
+  out.u8(0x5d);
 }
 
 /** Key order for ASCII keys (byte order is JS string order); maps are small, keys unique. */
@@ -511,24 +499,24 @@ function writeValue(out: Canonical, b: Buffer, col: Column, r: number, cols: rea
       return;
     case ARR_STR: {
       const end = u64At(b, col.a + 8 * r);
-      out.byte(0x5b);
+      out.u8(0x5b);
       for (let i = col.end; i < end; i++) {
-        if (i > col.end) out.byte(0x2c);
+        if (i > col.end) out.u8(0x2c);
         col.b = readString(b, col.b);
         out.jsonString(b, strStart, strLen);
       }
-      out.byte(0x5d);
+      out.u8(0x5d);
       col.end = end;
       return;
     }
     case ARR_I64: {
       const end = u64At(b, col.a + 8 * r);
-      out.byte(0x5b);
+      out.u8(0x5b);
       for (let i = col.end; i < end; i++) {
-        if (i > col.end) out.byte(0x2c);
+        if (i > col.end) out.u8(0x2c);
         out.quoted64(b, col.b + 8 * i, true);
       }
-      out.byte(0x5d);
+      out.u8(0x5d);
       col.end = end;
       return;
     }
@@ -542,16 +530,16 @@ function writeValue(out: Canonical, b: Buffer, col: Column, r: number, cols: rea
     }
     case ARR_MAP: {
       const end = u64At(b, col.a + 8 * r);
-      out.byte(0x5b);
+      out.u8(0x5b);
       for (let m = col.end; m < end; m++) {
-        if (m > col.end) out.byte(0x2c);
+        if (m > col.end) out.u8(0x2c);
         const pairs = u64At(b, col.b + 8 * m);
         writeMap(out, b, col.c, col.d, pairs - col.end2);
         col.c = mapKeyAt;
         col.d = mapValueAt;
         col.end2 = pairs;
       }
-      out.byte(0x5d);
+      out.u8(0x5d);
       col.end = end;
       return;
     }
@@ -569,7 +557,7 @@ function writeDuration(out: Canonical, b: Buffer, cols: readonly Column[], r: nu
   const s = cols[START]!.a + 8 * r;
   const e = cols[END]!.a + 8 * r;
   const dHi = b.readInt32LE(e + 4) - b.readInt32LE(s + 4);
-  out.byte(0x22);
+  out.u8(0x22);
   if (dHi > -0x100000 && dHi < 0x100000) {
     const d = dHi * 4294967296 + (b.readUInt32LE(e) - b.readUInt32LE(s));
     out.digits(Math.max(d, 0));
@@ -577,7 +565,7 @@ function writeDuration(out: Canonical, b: Buffer, cols: readonly Column[], r: nu
     const d = BigInt.asIntN(64, b.readBigInt64LE(e) - b.readBigInt64LE(s));
     out.ascii(d > 0n ? d.toString() : '0');
   }
-  out.byte(0x22);
+  out.u8(0x22);
 }
 
 // ------------------------------------------------------------------------------------------------ entries
@@ -678,12 +666,12 @@ function addBlock(out: EntriesByTenant, spec: TableSpec, body: Buffer): void {
     const id = textAt(body, idCol.a);
     const start = c.pos;
     c.ascii(prefix);
-    c.byte(0x5b);
+    c.u8(0x5b);
     for (let i = 0; i < cols.length; i++) {
-      if (i > 0) c.byte(0x2c);
+      if (i > 0) c.u8(0x2c);
       writeValue(c, body, cols[i]!, r, cols);
     }
-    c.byte(0x5d);
+    c.u8(0x5d);
     if (!grouped) {
       if (tenant !== listTenant || hour !== listHour) {
         list = entryList(out, tenant, hour);

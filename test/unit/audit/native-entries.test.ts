@@ -10,31 +10,15 @@ import { digestEntries, type EntriesByTenant } from '../../../audit/entries.ts';
 import { entriesFromBlocks, type StoredBlocks } from '../../../audit/native-entries.ts';
 import { derivedDurationNs, flatten } from '../../../ingest/flatten.ts';
 import { encodeNative, nanoTimeToBigInt } from '../../../ingest/native.ts';
-import {
-  type Rows,
-  SPAN_NATIVE,
-  type SpanRow,
-  TOOL_CALL_NATIVE,
-  type ToolCallRow,
-  WARNING_NATIVE,
-  type WarningRow,
-} from '../../../ingest/rows.ts';
+import { type Rows, type SpanRow, TOOL_CALL_NATIVE, type ToolCallRow, type WarningRow } from '../../../ingest/rows.ts';
 import { assembleBlocks, ColumnArena, decodeToColumns } from '../../../ingest/wire-columns.ts';
+import { encodeRows } from '../../../ingest/writer.ts';
 import { decodeExportTraceServiceRequest, encodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
 import { syntheticMessage } from '../../support/ingest.ts';
 import { plainRequest, prng, type Rand, randomRequest } from '../ingest/otlp-payloads.ts';
 
-function blocks(rows: Rows): StoredBlocks {
-  const block = <R extends object>(rs: R[], schema: Parameters<typeof encodeNative<R>>[1]) => ({
-    rows: rs.length,
-    body: rs.length === 0 ? Buffer.alloc(0) : encodeNative(rs, schema),
-  });
-  return {
-    toolCalls: block(rows.toolCalls, TOOL_CALL_NATIVE),
-    warnings: block(rows.warnings, WARNING_NATIVE),
-    spans: block(rows.spans, SPAN_NATIVE),
-  };
-}
+/** The blocks the Native writer inserts for these rows. */
+const blocks = (rows: Rows): StoredBlocks => encodeRows(rows);
 
 /** Entries with each hour's list in one order (both sides group the same, but need not list in one order). */
 function normal(e: EntriesByTenant): [string, [number, DigestEntry[]][]][] {
