@@ -86,7 +86,7 @@ export interface IngestConfig {
   shutdownGraceMs: number;
   /**
    * Record tamper-evidence digests of every stored batch (audit/README.md). On by default; off, `tooltrail verify`
-   * reports this ingest's rows as added, and the ingest spends about half the CPU per span (bench/anchor).
+   * reports this ingest's rows as added, and the ingest spends about 40% of the CPU per span (bench/anchor).
    */
   auditDigests: boolean;
 }
