@@ -87,7 +87,7 @@ function readString(b: Buffer, at: number): number {
   let len = c & 0x7f;
   let mul = 128;
   for (;;) {
-    if (at >= b.length) throw new Error('native block: truncated varint');
+    if (!(at < b.length)) throw new Error('native block: truncated varint');
     c = b[at++]!;
     len += (c & 0x7f) * mul;
     if (c < 0x80) break;
@@ -102,7 +102,7 @@ function readVarint(b: Buffer, at: number): [value: number, next: number] {
   let v = 0;
   let mul = 1;
   for (;;) {
-    if (at >= b.length) throw new Error('native block: truncated varint');
+    if (!(at < b.length)) throw new Error('native block: truncated varint');
     const c = b[at++]!;
     v += (c & 0x7f) * mul;
     if (c < 0x80) return [v, at];
@@ -125,7 +125,7 @@ function skipStrings(b: Buffer, at: number, count: number): number {
     const c = b[at]!;
     at = c < 0x80 ? at + 1 + c : readString(b, at);
   }
-  if (at > b.length) throw new Error('native block: string past the end');
+  if (!(at <= b.length)) throw new Error('native block: string past the end');
   return at;
 }
 
@@ -223,7 +223,8 @@ function columnsOf(body: Buffer): { rows: number; byName: Map<string, Column> } 
         byName.set(name, column(layout, start, inner, keys, values));
       }
     }
-    if (at > body.length) throw new Error(`native block: column ${name} runs past the end`);
+    // Negated so that NaN (offsets read past a truncated body) is refused too.
+    if (!(at <= body.length)) throw new Error(`native block: column ${name} runs past the end`);
     const col = byName.get(name)!;
     if (layout >= ARR_STR && lastEnd(start) === 0) col.layout = EMPTY;
   }

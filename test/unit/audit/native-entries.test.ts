@@ -236,7 +236,7 @@ describe('digest entries from Native blocks', () => {
     assert.deepEqual(normal(fromColumns), normal(digestEntries(rows)));
   });
 
-  it('refuses a block whose columns are not the table spec (a schema drift must not hash silently)', () => {
+  it('refuses a block whose columns are not the table spec, or cut anywhere (never hashes what it cannot read)', () => {
     const rows: Rows = { toolCalls: [toolCall(prng(3))], warnings: [], spans: [] };
     const b = blocks(rows);
     const noTenant = encodeNative(
@@ -244,9 +244,12 @@ describe('digest entries from Native blocks', () => {
       TOOL_CALL_NATIVE.filter(([name]) => name !== 'session_id'),
     );
     assert.throws(() => entriesFromBlocks({ ...b, toolCalls: { rows: 1, body: noTenant } }), /no column session_id/);
-    assert.throws(
-      () => entriesFromBlocks({ ...b, toolCalls: { rows: 1, body: b.toolCalls.body.subarray(0, 200) } }),
-      /past the end|truncated/,
-    );
+    for (let cut = 1; cut < b.toolCalls.body.length; cut += 7) {
+      assert.throws(
+        () => entriesFromBlocks({ ...b, toolCalls: { rows: 1, body: b.toolCalls.body.subarray(0, cut) } }),
+        /past the end|truncated|no column|unsupported type/,
+        `cut at ${cut} of ${b.toolCalls.body.length}`,
+      );
+    }
   });
 });
