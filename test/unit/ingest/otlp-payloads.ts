@@ -9,17 +9,11 @@ import { Attr, EXECUTE_TOOL, GenAi, OtelResource, WarningEvent } from '../../../
 import { encodeNative } from '../../../ingest/native.ts';
 import { type Rows, SPAN_NATIVE, TOOL_CALL_NATIVE, WARNING_NATIVE } from '../../../ingest/rows.ts';
 import type { AnyValue, ExportTraceServiceRequest, KeyValue, Span } from '../../../platform/otlp/index.ts';
+import { mulberry32 } from '../../../platform/seeded-random.ts';
 
-/** A small seeded PRNG (mulberry32): failures reproduce from the printed seed. */
+/** Seeded helpers over mulberry32: failures reproduce from the printed seed. */
 export function prng(seed: number) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const next = mulberry32(seed);
   const int = (n: number) => Math.floor(next() * n);
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)] as T;
   const chance = (p: number) => next() < p;
