@@ -147,8 +147,7 @@ test('a finding cleared by late evidence within the pending period is never page
     paged.every((a) => a.labels.fingerprint !== fingerprint(cleared)),
     'the cleared finding was paged',
   );
-  assert.equal(
-    paged.find((a) => a.labels.fingerprint === fingerprint(real))?.startsAt,
-    new Date(realNow).toISOString(),
-  );
+  // Alertmanager writes Go RFC 3339 times, trailing zeros of the fraction trimmed: compare instants, not text.
+  const startsAt = paged.find((a) => a.labels.fingerprint === fingerprint(real))?.startsAt;
+  assert.equal(startsAt === undefined ? undefined : Date.parse(startsAt), realNow);
 });
