@@ -13,6 +13,7 @@ import { ByteBuffer } from '../ingest/byte-buffer.ts';
 import { type ColumnType, SPANS_SPEC, sha256, type TableSpec, TOOL_CALLS_SPEC, WARNINGS_SPEC } from './canonical.ts';
 import type { DigestEntry } from './chain.ts';
 import type { EntriesByTenant } from './entries.ts';
+import { type NativeRowHasher, nativeRowHasher } from './native-core/index.ts';
 
 /** One Native block as inserted (ingest/wire-columns.ts `EncodedRows` parts fit). */
 export interface NativeBlock {
@@ -153,6 +154,20 @@ function column(layout: number, a = 0, b = 0, c = 0, d = 0): Column {
   return { declared: layout, layout, a, b, c, d, end: 0, end2: 0 };
 }
 
+/**
+ * Checks `count` cumulative offsets at `at`: non-decreasing up to the last. Then every row's range lies within
+ * the elements the column's extent was checked for, and no loop over a row's elements can run past them (a
+ * corrupted offset would otherwise make one row loop up to 2^53 times).
+ */
+function checkOffsets(b: Buffer, at: number, count: number, name: string): void {
+  let previous = 0;
+  for (let i = 0; i < count; i++) {
+    const end = u64At(b, at + 8 * i);
+    if (!(end >= previous)) throw new Error(`native block: column ${name} has offsets out of order`);
+    previous = end;
+  }
+}
+
 /** Parses the block's header and finds each column's parts (one pass over the string lengths). */
 function columnsOf(body: Buffer): { rows: number; byName: Map<string, Column> } {
   let at = 0;
@@ -225,6 +240,8 @@ function columnsOf(body: Buffer): { rows: number; byName: Map<string, Column> } 
     }
     // Negated so that NaN (offsets read past a truncated body) is refused too.
     if (!(at <= body.length)) throw new Error(`native block: column ${name} runs past the end`);
+    if (layout >= ARR_STR) checkOffsets(body, start, rows, name);
+    if (layout === ARR_MAP) checkOffsets(body, start + 8 * rows, lastEnd(start), name);
     const col = byName.get(name)!;
     if (layout >= ARR_STR && lastEnd(start) === 0) col.layout = EMPTY;
   }
@@ -639,7 +656,7 @@ interface WarningGroup {
 }
 
 /** Adds one block's entries (tool_calls, spans: one per row; warnings: one per (tenant, hour, span)). */
-function addBlock(out: EntriesByTenant, spec: TableSpec, body: Buffer): void {
+function addBlock(out: EntriesByTenant, spec: TableSpec, body: Buffer, hasher: NativeRowHasher | undefined): void {
   const { rows, byName } = columnsOf(body);
   const cols = bind(spec, byName);
   const tenantCol = cols[spec.columns.findIndex(([n]) => n === spec.tenant)]!;
@@ -656,6 +673,7 @@ function addBlock(out: EntriesByTenant, spec: TableSpec, body: Buffer): void {
   let list: DigestEntry[] = [];
   let listTenant: string | undefined;
   let listHour = -1;
+  if (!grouped && hasher && hashNatively(hasher, out, spec, body, rows, cols, tenantCol, timeCol, idCol)) return;
   for (let r = 0; r < rows; r++) {
     // Read before the row's cursors move past them.
     readString(body, tenantCol.a);
@@ -704,11 +722,74 @@ function addBlock(out: EntriesByTenant, spec: TableSpec, body: Buffer): void {
   }
 }
 
-/** Entries per tenant, per hour, for the rows of these blocks; the same as `digestEntries` of their rows. */
-export function entriesFromBlocks(blocks: StoredBlocks): EntriesByTenant {
+let hexOut = Buffer.allocUnsafe(64 * 1024);
+const prefixes = new Map<string, Buffer>();
+
+/**
+ * addBlock's rows hashed by the native row hasher (one call per block), their ids and hours read here. False, with
+ * the columns' cursors untouched, when it declines the block (non-ASCII map keys, malformed): JavaScript does it.
+ */
+function hashNatively(
+  hasher: NativeRowHasher,
+  out: EntriesByTenant,
+  spec: TableSpec,
+  body: Buffer,
+  rows: number,
+  cols: readonly Column[],
+  tenantCol: Column,
+  timeCol: Column,
+  idCol: Column,
+): boolean {
+  const desc = new Float64Array(5 * cols.length);
+  for (let i = 0; i < cols.length; i++) {
+    const c = cols[i]!;
+    desc.set([c.layout, c.a, c.b, c.c, c.d], 5 * i);
+  }
+  if (hexOut.length < 64 * rows) hexOut = Buffer.allocUnsafe(64 * rows);
+  let prefix = prefixes.get(spec.table);
+  if (!prefix) {
+    prefix = Buffer.from(`${spec.table}\n`);
+    prefixes.set(spec.table, prefix);
+  }
+  const timed = spec === TOOL_CALLS_SPEC;
+  if (hasher.hashRows(body, desc, rows, prefix, timed ? START : 0, timed ? END : 0, hexOut) !== 0) return false;
+  let tenant = '';
+  let tenantBytes: Buffer | undefined;
+  let list: DigestEntry[] = [];
+  let listTenant: string | undefined;
+  let listHour = -1;
+  let tenantAt = tenantCol.a;
+  let idAt = idCol.a;
+  for (let r = 0; r < rows; r++) {
+    tenantAt = readString(body, tenantAt);
+    if (!tenantBytes || !sameBytes(body, tenantBytes)) {
+      tenantBytes = Buffer.from(body.subarray(strStart, strStart + strLen));
+      tenant = tenantBytes.toString('utf8');
+    }
+    const hour = hourAt(body, timeCol.a + 8 * r);
+    const id = textAt(body, idAt);
+    idAt = strStart + strLen;
+    if (tenant !== listTenant || hour !== listHour) {
+      list = entryList(out, tenant, hour);
+      listTenant = tenant;
+      listHour = hour;
+    }
+    list.push({ table: spec.table, id, hash: hexOut.toString('latin1', 64 * r, 64 * r + 64) });
+  }
+  return true;
+}
+
+/**
+ * Entries per tenant, per hour, for the rows of these blocks; the same as `digestEntries` of their rows. `hasher`:
+ * the native row hasher when built (tests pass `undefined` to run the JavaScript writer alone).
+ */
+export function entriesFromBlocks(
+  blocks: StoredBlocks,
+  hasher: NativeRowHasher | undefined = nativeRowHasher,
+): EntriesByTenant {
   const out: EntriesByTenant = new Map();
-  if (blocks.toolCalls.rows > 0) addBlock(out, TOOL_CALLS_SPEC, blocks.toolCalls.body);
-  if (blocks.warnings.rows > 0) addBlock(out, WARNINGS_SPEC, blocks.warnings.body);
-  if (blocks.spans.rows > 0) addBlock(out, SPANS_SPEC, blocks.spans.body);
+  if (blocks.toolCalls.rows > 0) addBlock(out, TOOL_CALLS_SPEC, blocks.toolCalls.body, hasher);
+  if (blocks.warnings.rows > 0) addBlock(out, WARNINGS_SPEC, blocks.warnings.body, hasher);
+  if (blocks.spans.rows > 0) addBlock(out, SPANS_SPEC, blocks.spans.body, hasher);
   return out;
 }

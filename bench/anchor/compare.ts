@@ -217,6 +217,12 @@ interface Child {
   stop(): Promise<void>;
 }
 
+/** `ANCHOR_CPU_PROF=dir`: the ingest sides write V8 CPU profiles under dir/<side>/ (one per round and thread), to guide the next change. */
+function profileFlags(side: StoreSide): string[] {
+  const dir = process.env.ANCHOR_CPU_PROF;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, side)}`] : [];
+}
+
 function start(cmd: string, argv: string[], env: NodeJS.ProcessEnv, label: string): Child {
   const proc = spawn(cmd, argv, { cwd: REPO_ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
@@ -342,7 +348,17 @@ async function intoClickHouse(
     table = `${database}.tool_calls`;
     child = start(
       process.execPath,
-      ['bin/tooltrail.js', 'ingest', '--topic', topic, '--group', group, '--dlq-topic', `${topic}_dlq_${round}`],
+      [
+        ...profileFlags(side),
+        'bin/tooltrail.js',
+        'ingest',
+        '--topic',
+        topic,
+        '--group',
+        group,
+        '--dlq-topic',
+        `${topic}_dlq_${round}`,
+      ],
       {
         ...process.env,
         TOOLTRAIL_CLICKHOUSE_DATABASE: database,

@@ -1,13 +1,15 @@
 /**
  * Digest entries computed from the Native blocks the writer sends (audit/native-entries.ts) must equal those of
  * canonical.ts over the same rows (`digestEntries`), which is what `tooltrail verify` recomputes: any difference
- * would report stored rows as changed.
+ * would report stored rows as changed. Every case runs twice: with the native row hasher (audit/native-core, what
+ * the ingest uses when it is built) and with the JavaScript writer alone.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { beforeEach, describe, it } from 'node:test';
 import type { DigestEntry } from '../../../audit/chain.ts';
 import { digestEntries, type EntriesByTenant } from '../../../audit/entries.ts';
-import { entriesFromBlocks, type StoredBlocks } from '../../../audit/native-entries.ts';
+import { type NativeRowHasher, nativeRowHasher } from '../../../audit/native-core/index.ts';
+import { entriesFromBlocks as entriesWith, type StoredBlocks } from '../../../audit/native-entries.ts';
 import { derivedDurationNs, flatten } from '../../../ingest/flatten.ts';
 import { encodeNative, nanoTimeToBigInt } from '../../../ingest/native.ts';
 import { type Rows, type SpanRow, TOOL_CALL_NATIVE, type ToolCallRow, type WarningRow } from '../../../ingest/rows.ts';
@@ -32,6 +34,10 @@ function normal(e: EntriesByTenant): [string, [number, DigestEntry[]][]][] {
         .map(([h, list]): [number, DigestEntry[]] => [h, [...list].sort((a, b) => (key(a) < key(b) ? -1 : 1))]),
     ]);
 }
+
+/** The implementation under test (set per describe block below). */
+let hasher: NativeRowHasher | undefined;
+const entriesFromBlocks = (b: StoredBlocks) => entriesWith(b, hasher);
 
 function assertSameEntries(rows: Rows, label: string): void {
   assert.deepEqual(normal(entriesFromBlocks(blocks(rows))), normal(digestEntries(rows)), label);
@@ -168,88 +174,136 @@ function span(r: Rand): SpanRow {
   };
 }
 
-describe('digest entries from Native blocks', () => {
-  it('equal canonical.ts entries over random rows: escapes, non-BMP keys, 64-bit extremes, grouped warnings', () => {
-    for (let seed = 1; seed <= 60; seed++) {
-      const r = prng(seed);
-      const n = 1 + r.int(40);
-      const rows: Rows = {
-        toolCalls: Array.from({ length: n }, () => toolCall(r)),
-        warnings: Array.from({ length: n }, () => warning(r)),
-        spans: Array.from({ length: n }, () => span(r)),
-      };
-      assertSameEntries(rows, `seed ${seed}`);
-    }
+describe('the native row hasher', () => {
+  it('is built by npm install (postinstall), unless TOOLTRAIL_NATIVE_DIGESTS=0 turns it off', () => {
+    if (process.env.TOOLTRAIL_NATIVE_DIGESTS === '0') assert.equal(nativeRowHasher, undefined);
+    else assert.ok(nativeRowHasher, 'build/row-hashes.node is missing: run npm run build:native and read its output');
   });
 
-  it('derives duration_ns as the table does, for clocks stepped back and spans decades long', () => {
-    const at = (start: string, end: string): ToolCallRow => ({
-      ...toolCall(prng(7)),
-      start_time: start,
-      end_time: end,
-      duration_ns: derivedDurationNs(nanoTimeToBigInt(start), nanoTimeToBigInt(end)),
-    });
+  it('agrees with the JavaScript writer on blocks corrupted anywhere: same entries or both refuse, never a crash', () => {
+    if (!nativeRowHasher) return assert.equal(process.env.TOOLTRAIL_NATIVE_DIGESTS, '0');
+    const r = prng(11);
     const rows: Rows = {
-      toolCalls: [
-        at('1772359200.000000005', '1772359200.000000001'), // stepped back: 0
-        at('0.000000000', '9000000000.000000001'), // 2^62 ns and more: past 2^53
-        at('1772359200.999999999', '1772359201.000000000'),
-        at('1.000000000', '1.000000000'),
-      ],
+      toolCalls: Array.from({ length: 6 }, () => toolCall(r)),
       warnings: [],
-      spans: [],
+      spans: Array.from({ length: 6 }, () => span(r)),
     };
-    assertSameEntries(rows, 'durations');
-  });
-
-  it('equal canonical.ts entries over the rows flatten makes of random OTLP requests', () => {
-    for (let seed = 1; seed <= 150; seed++) {
-      const request = seed % 2 === 0 ? randomRequest(prng(seed)) : plainRequest(prng(seed));
-      const rows = flatten(decodeExportTraceServiceRequest(encodeExportTraceServiceRequest(request)), {
-        defaultTenant: 'dflt',
-      });
-      assertSameEntries(rows, `seed ${seed}`);
-    }
-  });
-
-  it('hash the column path blocks (wire bytes -> Native) as canonical.ts hashes the general path rows', () => {
-    const arena = new ColumnArena();
-    const marks = [];
-    const rows: Rows = { toolCalls: [], warnings: [], spans: [] };
-    for (let i = 0; i < 30; i++) {
-      const bytes = syntheticMessage({
-        tenant: i % 3 === 0 ? '' : 'acme',
-        toolSpans: 1 + (i % 9),
-        seed: i,
-        warningEvery: 2,
-      });
-      const mark = decodeToColumns(arena, bytes, { defaultTenant: 'dflt' });
-      assert.ok(mark, `message ${i} takes the column path`);
-      marks.push(mark);
-      const f = flatten(decodeExportTraceServiceRequest(bytes), { defaultTenant: 'dflt' });
-      rows.toolCalls.push(...f.toolCalls);
-      rows.warnings.push(...f.warnings);
-      rows.spans.push(...f.spans);
-    }
-    assert.ok(rows.warnings.length > 0 && rows.spans.length > 0, 'every table has rows');
-    const fromColumns = entriesFromBlocks(assembleBlocks(arena, marks));
-    assert.deepEqual(normal(fromColumns), normal(digestEntries(rows)));
-  });
-
-  it('refuses a block whose columns are not the table spec, or cut anywhere (never hashes what it cannot read)', () => {
-    const rows: Rows = { toolCalls: [toolCall(prng(3))], warnings: [], spans: [] };
     const b = blocks(rows);
-    const noTenant = encodeNative(
-      rows.toolCalls,
-      TOOL_CALL_NATIVE.filter(([name]) => name !== 'session_id'),
-    );
-    assert.throws(() => entriesFromBlocks({ ...b, toolCalls: { rows: 1, body: noTenant } }), /no column session_id/);
-    for (let cut = 1; cut < b.toolCalls.body.length; cut += 7) {
-      assert.throws(
-        () => entriesFromBlocks({ ...b, toolCalls: { rows: 1, body: b.toolCalls.body.subarray(0, cut) } }),
-        /past the end|truncated|no column|unsupported type/,
-        `cut at ${cut} of ${b.toolCalls.body.length}`,
-      );
+    const outcome = (x: StoredBlocks, h: NativeRowHasher | undefined): string => {
+      try {
+        return JSON.stringify(normal(entriesWith(x, h)));
+      } catch (err) {
+        return `refused: ${(err as Error).message}`;
+      }
+    };
+    let tried = 0;
+    for (const table of ['toolCalls', 'spans'] as const) {
+      const body = b[table].body;
+      for (let at = 0; at < body.length; at += 5) {
+        for (const value of [0xff, body[at]! ^ 0x01]) {
+          const bad = Buffer.from(body);
+          bad[at] = value;
+          const x = { ...b, [table]: { rows: b[table].rows, body: bad } };
+          assert.equal(outcome(x, nativeRowHasher), outcome(x, undefined), `${table} byte ${at} = ${value}`);
+          tried++;
+        }
+      }
     }
+    assert.ok(tried > 500, `${tried} corruptions`);
   });
 });
+
+for (const [implementation, impl] of [
+  ['native row hasher', nativeRowHasher],
+  ['JavaScript writer', undefined],
+] as const) {
+  describe(`digest entries from Native blocks (${implementation})`, () => {
+    beforeEach(() => {
+      hasher = impl;
+    });
+
+    it('equal canonical.ts entries over random rows: escapes, non-BMP keys, 64-bit extremes, grouped warnings', () => {
+      for (let seed = 1; seed <= 60; seed++) {
+        const r = prng(seed);
+        const n = 1 + r.int(40);
+        const rows: Rows = {
+          toolCalls: Array.from({ length: n }, () => toolCall(r)),
+          warnings: Array.from({ length: n }, () => warning(r)),
+          spans: Array.from({ length: n }, () => span(r)),
+        };
+        assertSameEntries(rows, `seed ${seed}`);
+      }
+    });
+
+    it('derives duration_ns as the table does, for clocks stepped back and spans decades long', () => {
+      const at = (start: string, end: string): ToolCallRow => ({
+        ...toolCall(prng(7)),
+        start_time: start,
+        end_time: end,
+        duration_ns: derivedDurationNs(nanoTimeToBigInt(start), nanoTimeToBigInt(end)),
+      });
+      const rows: Rows = {
+        toolCalls: [
+          at('1772359200.000000005', '1772359200.000000001'), // stepped back: 0
+          at('0.000000000', '9000000000.000000001'), // 2^62 ns and more: past 2^53
+          at('1772359200.999999999', '1772359201.000000000'),
+          at('1.000000000', '1.000000000'),
+        ],
+        warnings: [],
+        spans: [],
+      };
+      assertSameEntries(rows, 'durations');
+    });
+
+    it('equal canonical.ts entries over the rows flatten makes of random OTLP requests', () => {
+      for (let seed = 1; seed <= 150; seed++) {
+        const request = seed % 2 === 0 ? randomRequest(prng(seed)) : plainRequest(prng(seed));
+        const rows = flatten(decodeExportTraceServiceRequest(encodeExportTraceServiceRequest(request)), {
+          defaultTenant: 'dflt',
+        });
+        assertSameEntries(rows, `seed ${seed}`);
+      }
+    });
+
+    it('hash the column path blocks (wire bytes -> Native) as canonical.ts hashes the general path rows', () => {
+      const arena = new ColumnArena();
+      const marks = [];
+      const rows: Rows = { toolCalls: [], warnings: [], spans: [] };
+      for (let i = 0; i < 30; i++) {
+        const bytes = syntheticMessage({
+          tenant: i % 3 === 0 ? '' : 'acme',
+          toolSpans: 1 + (i % 9),
+          seed: i,
+          warningEvery: 2,
+        });
+        const mark = decodeToColumns(arena, bytes, { defaultTenant: 'dflt' });
+        assert.ok(mark, `message ${i} takes the column path`);
+        marks.push(mark);
+        const f = flatten(decodeExportTraceServiceRequest(bytes), { defaultTenant: 'dflt' });
+        rows.toolCalls.push(...f.toolCalls);
+        rows.warnings.push(...f.warnings);
+        rows.spans.push(...f.spans);
+      }
+      assert.ok(rows.warnings.length > 0 && rows.spans.length > 0, 'every table has rows');
+      const fromColumns = entriesFromBlocks(assembleBlocks(arena, marks));
+      assert.deepEqual(normal(fromColumns), normal(digestEntries(rows)));
+    });
+
+    it('refuses a block whose columns are not the table spec, or cut anywhere (never hashes what it cannot read)', () => {
+      const rows: Rows = { toolCalls: [toolCall(prng(3))], warnings: [], spans: [] };
+      const b = blocks(rows);
+      const noTenant = encodeNative(
+        rows.toolCalls,
+        TOOL_CALL_NATIVE.filter(([name]) => name !== 'session_id'),
+      );
+      assert.throws(() => entriesFromBlocks({ ...b, toolCalls: { rows: 1, body: noTenant } }), /no column session_id/);
+      for (let cut = 1; cut < b.toolCalls.body.length; cut += 7) {
+        assert.throws(
+          () => entriesFromBlocks({ ...b, toolCalls: { rows: 1, body: b.toolCalls.body.subarray(0, cut) } }),
+          /past the end|truncated|no column|unsupported type/,
+          `cut at ${cut} of ${b.toolCalls.body.length}`,
+        );
+      }
+    });
+  });
+}

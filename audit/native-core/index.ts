@@ -1,0 +1,37 @@
+/**
+ * The optional native row hasher (row-hashes.c, built by scripts/build-native.js on `npm install` into build/).
+ * `undefined` when it is not built or `TOOLTRAIL_NATIVE_DIGESTS=0`: native-entries.ts then writes the same bytes in
+ * JavaScript. Both are checked against canonical.ts by test/unit/audit/native-entries.test.ts.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+export interface NativeRowHasher {
+  /**
+   * Hashes `rows` rows of a Native block: `columns` holds (layout, a, b, c, d) per canonical column, `prefix` the
+   * table line, `start`/`end` the start_time/end_time columns (DURATION). Writes 64 hex bytes per row into `out`.
+   * Returns 0, or non-zero when JavaScript must do the block (a non-ASCII map key, or a malformed block).
+   */
+  hashRows(
+    body: Buffer,
+    columns: Float64Array,
+    rows: number,
+    prefix: Buffer,
+    start: number,
+    end: number,
+    out: Buffer,
+  ): number;
+}
+
+export const NATIVE_ADDON_PATH = fileURLToPath(new URL('../../build/row-hashes.node', import.meta.url));
+
+function load(): NativeRowHasher | undefined {
+  if (process.env.TOOLTRAIL_NATIVE_DIGESTS === '0' || !existsSync(NATIVE_ADDON_PATH)) return undefined;
+  const addon: unknown = createRequire(import.meta.url)(NATIVE_ADDON_PATH);
+  if (typeof (addon as Partial<NativeRowHasher>).hashRows !== 'function')
+    throw new Error(`${NATIVE_ADDON_PATH} has no hashRows: rebuild it (node scripts/build-native.js)`);
+  return addon as NativeRowHasher;
+}
+
+export const nativeRowHasher: NativeRowHasher | undefined = load();

@@ -1,0 +1,413 @@
+/*
+ * The canonical text (audit/canonical.ts, version 1) of each row of a Native block, hashed with SHA-256: the same
+ * bytes audit/native-entries.ts writes in JavaScript, at a tenth of the CPU. JavaScript parses the block header and
+ * binds the columns (native-entries.ts `columnsOf`, `bind`); this file only walks the rows. Every read is bounds-
+ * checked: on anything unexpected it returns a code and JavaScript redoes the block itself (precise errors there).
+ *
+ * hashRows(body: Buffer, columns: Float64Array, rows: number, prefix: Buffer, out: Buffer) -> number
+ *   columns: 5 numbers per canonical column, in canonical order: layout, a, b, c, d (native-entries.ts `Column`)
+ *   out: 64 * rows bytes, each row's hash as lower-case hex
+ *   returns 0, or NEEDS_JS (a map key outside ASCII: JS string order needed) or MALFORMED.
+ */
+#include <node_api.h>
+#include <openssl/evp.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { STR, BOOL, U64, I64, NULL_U64, NULL_I64, ARR_STR, ARR_I64, MAP, ARR_MAP, DURATION, EMPTY };
+enum { OK = 0, NEEDS_JS = 1, MALFORMED = 2 };
+
+typedef struct {
+  int layout;
+  size_t a, b, c, d, end, end2;
+} column;
+
+typedef struct {
+  uint8_t *p;
+  size_t len, cap;
+} text;
+
+/* The block read, and one map's key and value positions (scratch, per call: no globals, workers may call too). */
+typedef struct {
+  const uint8_t *b;
+  size_t n;
+  int err;
+  size_t *ks, *kl, *vs, *vl;
+  size_t map_cap;
+} block;
+
+static void grow_to(text *t, size_t more) {
+  size_t cap = t->cap ? t->cap : 4096;
+  while (cap < t->len + more) cap *= 2;
+  uint8_t *p = realloc(t->p, cap);
+  if (!p) abort();
+  t->p = p;
+  t->cap = cap;
+}
+
+static inline void grow(text *t, size_t more) {
+  if (__builtin_expect(t->len + more > t->cap, 0)) grow_to(t, more);
+}
+
+static inline void put(text *t, uint8_t c) {
+  grow(t, 1);
+  t->p[t->len++] = c;
+}
+
+static inline void puts_(text *t, const char *s, size_t n) {
+  grow(t, n);
+  memcpy(t->p + t->len, s, n);
+  t->len += n;
+}
+
+static inline uint64_t u64at(block *k, size_t at) {
+  if (at + 8 > k->n) {
+    k->err = MALFORMED;
+    return 0;
+  }
+  uint64_t v;
+  memcpy(&v, k->b + at, 8);
+  return v;
+}
+
+/* A Native string at *at: its bytes in [*start, *start + *len); advances *at. */
+static inline void str(block *k, size_t *at, size_t *start, size_t *len) {
+  uint64_t v = 0;
+  int shift = 0;
+  size_t p = *at;
+  for (;;) {
+    if (p >= k->n || shift > 56) {
+      k->err = MALFORMED;
+      *start = *len = 0;
+      return;
+    }
+    uint8_t c = k->b[p++];
+    v |= (uint64_t)(c & 0x7f) << shift;
+    if (c < 0x80) break;
+    shift += 7;
+  }
+  if (v > k->n - p) {
+    k->err = MALFORMED;
+    *start = *len = 0;
+    return;
+  }
+  *start = p;
+  *len = (size_t)v;
+  *at = p + (size_t)v;
+}
+
+static const char HEX[] = "0123456789abcdef";
+
+/* 1 for the bytes JSON.stringify escapes in UTF-8 text: controls, `"` and `\`. */
+static const uint8_t ESCAPED[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+};
+
+/* A JSON string, escaped as JSON.stringify escapes UTF-8 text: runs without escapes are copied whole. */
+static void json_string(text *t, const uint8_t *s, size_t n) {
+  grow(t, n * 6 + 2);
+  uint8_t *o = t->p + t->len;
+  *o++ = '"';
+  size_t i = 0;
+  while (i < n) {
+    size_t j = i;
+    while (j < n && !ESCAPED[s[j]]) j++;
+    memcpy(o, s + i, j - i);
+    o += j - i;
+    if (j == n) break;
+    uint8_t c = s[j];
+    *o++ = '\\';
+    switch (c) {
+      case '"': *o++ = '"'; break;
+      case '\\': *o++ = '\\'; break;
+      case 0x08: *o++ = 'b'; break;
+      case 0x09: *o++ = 't'; break;
+      case 0x0a: *o++ = 'n'; break;
+      case 0x0c: *o++ = 'f'; break;
+      case 0x0d: *o++ = 'r'; break;
+      default:
+        *o++ = 'u';
+        *o++ = '0';
+        *o++ = '0';
+        *o++ = (uint8_t)HEX[c >> 4];
+        *o++ = (uint8_t)HEX[c & 15];
+    }
+    i = j + 1;
+  }
+  *o++ = '"';
+  t->len = (size_t)(o - t->p);
+}
+
+/* "00" to "99". */
+static const char PAIRS[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
+static void decimal(text *t, uint64_t v) {
+  char tmp[20];
+  int n = 20;
+  while (v >= 100) {
+    unsigned pair = (unsigned)(v % 100);
+    v /= 100;
+    tmp[--n] = PAIRS[2 * pair + 1];
+    tmp[--n] = PAIRS[2 * pair];
+  }
+  if (v >= 10) {
+    tmp[--n] = PAIRS[2 * v + 1];
+    tmp[--n] = PAIRS[2 * v];
+  } else
+    tmp[--n] = (char)('0' + v);
+  grow(t, (size_t)(20 - n));
+  memcpy(t->p + t->len, tmp + n, (size_t)(20 - n));
+  t->len += (size_t)(20 - n);
+}
+
+/* `"<decimal>"` of a 64-bit value (signed: Int64, DateTime64). */
+static void quoted64(text *t, uint64_t v, int is_signed) {
+  put(t, '"');
+  if (is_signed && (int64_t)v < 0) {
+    put(t, '-');
+    decimal(t, (uint64_t)0 - v);
+  } else
+    decimal(t, v);
+  put(t, '"');
+}
+
+static int write_map(text *t, block *k, size_t *key_at, size_t *value_at, uint64_t n) {
+  if (n > k->n) return MALFORMED;
+  if (n > k->map_cap) {
+    size_t cap = n < 64 ? 64 : (size_t)n;
+    k->ks = realloc(k->ks, cap * sizeof *k->ks);
+    k->kl = realloc(k->kl, cap * sizeof *k->kl);
+    k->vs = realloc(k->vs, cap * sizeof *k->vs);
+    k->vl = realloc(k->vl, cap * sizeof *k->vl);
+    if (!k->ks || !k->kl || !k->vs || !k->vl) abort();
+    k->map_cap = cap;
+  }
+  size_t *ks = k->ks, *kl = k->kl, *vs = k->vs, *vl = k->vl;
+  for (size_t i = 0; i < n; i++) {
+    str(k, key_at, &ks[i], &kl[i]);
+    for (size_t j = 0; j < kl[i]; j++)
+      if (k->b[ks[i] + j] >= 0x80) return NEEDS_JS;
+  }
+  for (size_t i = 0; i < n; i++) str(k, value_at, &vs[i], &vl[i]);
+  if (k->err) return k->err;
+  /* Stable insertion sort by bytes, then length: JS string order for ASCII keys (native-entries.ts). */
+  for (size_t i = 1; i < n; i++) {
+    size_t s = ks[i], l = kl[i], s2 = vs[i], l2 = vl[i];
+    size_t j = i;
+    while (j > 0) {
+      size_t m = kl[j - 1] < l ? kl[j - 1] : l;
+      int d = memcmp(k->b + ks[j - 1], k->b + s, m);
+      if (d < 0 || (d == 0 && kl[j - 1] <= l)) break;
+      ks[j] = ks[j - 1];
+      kl[j] = kl[j - 1];
+      vs[j] = vs[j - 1];
+      vl[j] = vl[j - 1];
+      j--;
+    }
+    ks[j] = s;
+    kl[j] = l;
+    vs[j] = s2;
+    vl[j] = l2;
+  }
+  put(t, '[');
+  for (size_t i = 0; i < n; i++) {
+    if (i) put(t, ',');
+    put(t, '[');
+    json_string(t, k->b + ks[i], kl[i]);
+    put(t, ',');
+    json_string(t, k->b + vs[i], vl[i]);
+    put(t, ']');
+  }
+  put(t, ']');
+  return OK;
+}
+
+/* The offset ending row r of an array column, checked against the previous one. */
+static inline uint64_t offset_end(block *k, size_t base, size_t r, uint64_t previous) {
+  uint64_t e = u64at(k, base + 8 * r);
+  if (e < previous || e - previous > k->n) k->err = MALFORMED;
+  return e;
+}
+
+static int write_value(text *t, block *k, column *col, size_t r, column *start, column *end) {
+  size_t s, l;
+  switch (col->layout) {
+    case STR:
+      str(k, &col->a, &s, &l);
+      if (k->err) return k->err;
+      json_string(t, k->b + s, l);
+      return OK;
+    case EMPTY:
+      puts_(t, "[]", 2);
+      return OK;
+    case BOOL:
+      if (col->a + r >= k->n) return MALFORMED;
+      if (k->b[col->a + r] == 1) puts_(t, "true", 4);
+      else puts_(t, "false", 5);
+      return OK;
+    case U64:
+    case I64:
+      quoted64(t, u64at(k, col->a + 8 * r), col->layout == I64);
+      return k->err;
+    case NULL_U64:
+    case NULL_I64:
+      if (col->a + r >= k->n) return MALFORMED;
+      if (k->b[col->a + r] == 1) puts_(t, "null", 4);
+      else quoted64(t, u64at(k, col->b + 8 * r), col->layout == NULL_I64);
+      return k->err;
+    case ARR_STR: {
+      uint64_t e = offset_end(k, col->a, r, col->end);
+      if (k->err) return k->err;
+      put(t, '[');
+      for (uint64_t i = col->end; i < e; i++) {
+        if (i > col->end) put(t, ',');
+        str(k, &col->b, &s, &l);
+        if (k->err) return k->err;
+        json_string(t, k->b + s, l);
+      }
+      put(t, ']');
+      col->end = e;
+      return OK;
+    }
+    case ARR_I64: {
+      uint64_t e = offset_end(k, col->a, r, col->end);
+      if (k->err) return k->err;
+      put(t, '[');
+      for (uint64_t i = col->end; i < e; i++) {
+        if (i > col->end) put(t, ',');
+        quoted64(t, u64at(k, col->b + 8 * i), 1);
+        if (k->err) return k->err;
+      }
+      put(t, ']');
+      col->end = e;
+      return OK;
+    }
+    case MAP: {
+      uint64_t e = offset_end(k, col->a, r, col->end);
+      if (k->err) return k->err;
+      int rc = write_map(t, k, &col->b, &col->c, e - col->end);
+      col->end = e;
+      return rc;
+    }
+    case ARR_MAP: {
+      uint64_t e = offset_end(k, col->a, r, col->end);
+      if (k->err) return k->err;
+      put(t, '[');
+      for (uint64_t m = col->end; m < e; m++) {
+        if (m > col->end) put(t, ',');
+        uint64_t pairs = offset_end(k, col->b, m, col->end2);
+        if (k->err) return k->err;
+        int rc = write_map(t, k, &col->c, &col->d, pairs - col->end2);
+        if (rc) return rc;
+        col->end2 = pairs;
+      }
+      put(t, ']');
+      col->end = e;
+      return OK;
+    }
+    case DURATION: {
+      /* max(end - start, 0) over the Int64 nanoseconds, wrapped to 64 bits as ClickHouse computes it. */
+      int64_t d = (int64_t)(u64at(k, end->a + 8 * r) - u64at(k, start->a + 8 * r));
+      put(t, '"');
+      decimal(t, d > 0 ? (uint64_t)d : 0);
+      put(t, '"');
+      return k->err;
+    }
+    default:
+      return MALFORMED;
+  }
+}
+
+static napi_value hash_rows(napi_env env, napi_callback_info info) {
+  size_t argc = 7;
+  napi_value argv[7], result;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  if (argc < 7) {
+    napi_throw_type_error(env, NULL, "hashRows(body, columns, rows, prefix, start, end, out)");
+    return NULL;
+  }
+  void *body, *prefix, *out, *desc;
+  size_t body_len, prefix_len, out_len, desc_len;
+  napi_typedarray_type type;
+  napi_value ab;
+  size_t ab_offset;
+  uint32_t rows, start_i, end_i;
+  if (napi_get_buffer_info(env, argv[0], &body, &body_len) != napi_ok ||
+      napi_get_typedarray_info(env, argv[1], &type, &desc_len, &desc, &ab, &ab_offset) != napi_ok ||
+      type != napi_float64_array || desc_len % 5 != 0 || napi_get_value_uint32(env, argv[2], &rows) != napi_ok ||
+      napi_get_buffer_info(env, argv[3], &prefix, &prefix_len) != napi_ok ||
+      napi_get_value_uint32(env, argv[4], &start_i) != napi_ok ||
+      napi_get_value_uint32(env, argv[5], &end_i) != napi_ok ||
+      napi_get_buffer_info(env, argv[6], &out, &out_len) != napi_ok || out_len < (size_t)rows * 64) {
+    napi_throw_type_error(env, NULL, "hashRows: bad arguments");
+    return NULL;
+  }
+  size_t ncols = desc_len / 5;
+  const double *d = desc;
+  column *cols = calloc(ncols ? ncols : 1, sizeof *cols);
+  if (!cols) abort();
+  int rc = OK;
+  for (size_t i = 0; i < ncols; i++) {
+    double v[5];
+    memcpy(v, d + 5 * i, sizeof v);
+    for (int j = 1; j < 5; j++)
+      if (!(v[j] >= 0 && v[j] <= (double)body_len)) rc = MALFORMED;
+    cols[i].layout = (int)v[0];
+    cols[i].a = (size_t)v[1];
+    cols[i].b = (size_t)v[2];
+    cols[i].c = (size_t)v[3];
+    cols[i].d = (size_t)v[4];
+  }
+  if (start_i >= ncols || end_i >= ncols) rc = MALFORMED;
+  block k = {body, body_len, OK, NULL, NULL, NULL, NULL, 0};
+  text row = {NULL, 0, 0};
+  /* One fetched SHA-256 and one context for the block: the one-shot SHA256() fetches the algorithm per call. */
+  EVP_MD *sha256 = EVP_MD_fetch(NULL, "SHA2-256", NULL);
+  EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+  if (!sha256 || !ctx) rc = MALFORMED;
+  uint8_t digest[32];
+  uint8_t *o = out;
+  for (uint32_t r = 0; r < rows && rc == OK; r++) {
+    row.len = 0;
+    puts_(&row, prefix, prefix_len);
+    put(&row, '[');
+    for (size_t i = 0; i < ncols && rc == OK; i++) {
+      if (i) put(&row, ',');
+      rc = write_value(&row, &k, &cols[i], r, &cols[start_i], &cols[end_i]);
+    }
+    put(&row, ']');
+    if (rc != OK) break;
+    if (!EVP_DigestInit_ex2(ctx, sha256, NULL) || !EVP_DigestUpdate(ctx, row.p, row.len) ||
+        !EVP_DigestFinal_ex(ctx, digest, NULL)) {
+      rc = MALFORMED;
+      break;
+    }
+    for (int j = 0; j < 32; j++) {
+      o[64 * (size_t)r + 2 * j] = (uint8_t)HEX[digest[j] >> 4];
+      o[64 * (size_t)r + 2 * j + 1] = (uint8_t)HEX[digest[j] & 15];
+    }
+  }
+  EVP_MD_CTX_free(ctx);
+  EVP_MD_free(sha256);
+  free(cols);
+  free(row.p);
+  free(k.ks);
+  free(k.kl);
+  free(k.vs);
+  free(k.vl);
+  napi_create_int32(env, rc, &result);
+  return result;
+}
+
+NAPI_MODULE_INIT() {
+  napi_value fn;
+  napi_create_function(env, "hashRows", NAPI_AUTO_LENGTH, hash_rows, NULL, &fn);
+  napi_set_named_property(env, exports, "hashRows", fn);
+  return exports;
+}
