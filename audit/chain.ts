@@ -102,8 +102,17 @@ export function sortEntries(entries: DigestEntry[]): DigestEntry[] {
   return out;
 }
 
+/** SHA-256 of the entries' `table\tid\thash` lines joined by newlines, fed in chunks (no one ~10 MB string). */
 function rowsHashOfSorted(sorted: readonly DigestEntry[]): string {
-  return sha256(sorted.map((e) => `${e.table}\t${e.id}\t${e.hash}`).join('\n'));
+  const h = createHash('sha256');
+  for (let i = 0; i < sorted.length; i += 2048) {
+    const lines = sorted
+      .slice(i, i + 2048)
+      .map((e) => `${e.table}\t${e.id}\t${e.hash}`)
+      .join('\n');
+    h.update(i === 0 ? lines : `\n${lines}`);
+  }
+  return h.digest('hex');
 }
 
 /** Over the entries in (table, id, hash) order, whatever order they are given in. */
