@@ -656,7 +656,7 @@ interface WarningGroup {
 }
 
 /** Adds one block's entries (tool_calls, spans: one per row; warnings: one per (tenant, hour, span)). */
-function addBlock(out: EntriesByTenant, spec: TableSpec, body: Buffer, hasher: NativeRowHasher | undefined): void {
+function addBlock(out: EntriesByTenant, spec: TableSpec, body: Buffer, hasher: NativeRowHasher | null): void {
   const { rows, byName } = columnsOf(body);
   const cols = bind(spec, byName);
   const tenantCol = cols[spec.columns.findIndex(([n]) => n === spec.tenant)]!;
@@ -783,11 +783,11 @@ function hashNatively(
 
 /**
  * Entries per tenant, per hour, for the rows of these blocks; the same as `digestEntries` of their rows. `hasher`:
- * the native row hasher when built (tests pass `undefined` to run the JavaScript writer alone).
+ * the native row hasher when built; `null`: the JavaScript writer alone (tests and benchmarks compare both).
  */
 export function entriesFromBlocks(
   blocks: StoredBlocks,
-  hasher: NativeRowHasher | undefined = nativeRowHasher,
+  hasher: NativeRowHasher | null = nativeRowHasher ?? null,
 ): EntriesByTenant {
   const out: EntriesByTenant = new Map();
   if (blocks.toolCalls.rows > 0) addBlock(out, TOOL_CALLS_SPEC, blocks.toolCalls.body, hasher);

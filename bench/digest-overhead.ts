@@ -1,8 +1,9 @@
 /**
  * What the tamper-evidence digests add to the writer's CPU work per batch, against the writer's own Native encoding
  * of the same rows (ingest/native.ts `encodeNative`, the named baseline), measured in the same run: hashing each
- * row's canonical form from the Native block inserted (audit/native-entries.ts, what the Native writer does) and
- * from row objects (canonical.ts `digestEntries`, the JSON writer and `verify`). Then what the main thread still
+ * row's canonical form from the Native block inserted (audit/native-entries.ts, what the Native writer does; with
+ * the native row hasher of audit/native-core when built, and with the JavaScript writer alone) and from row objects
+ * (canonical.ts `digestEntries`, the JSON writer and `verify`). Then what the main thread still
  * pays when the digest worker does the hashing (audit/digest-offload.ts): handing it the blocks (one memcpy).
  *   node --import tsx bench/digest-overhead.ts
  */
@@ -10,6 +11,7 @@ import { createHash } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { sha256 } from '../audit/canonical.ts';
 import { computeOffMainThread, stopDigestWorker } from '../audit/digest-offload.ts';
+import { nativeRowHasher } from '../audit/native-core/index.ts';
 import { entriesFromBlocks } from '../audit/native-entries.ts';
 import { digestEntries } from '../audit/recorder.ts';
 import { emptyFlattenResult, flattenInto } from '../ingest/flatten.ts';
@@ -91,21 +93,29 @@ function time(fn: () => unknown): number {
 const encode: number[] = [];
 const digest: number[] = [];
 const native: number[] = [];
+const nativeJs: number[] = [];
 const none = { rows: 0, body: Buffer.alloc(0) };
 const block = { toolCalls: { rows: ROWS, body: encodeNative(rows, TOOL_CALL_NATIVE) }, warnings: none, spans: none };
 for (let i = 0; i < RUNS; i++) {
   encode.push(time(() => encodeNative(rows, TOOL_CALL_NATIVE)));
   digest.push(time(() => digestEntries({ toolCalls: rows, warnings: [], spans: [] })));
-  native.push(time(() => entriesFromBlocks(block)));
+  native.push(time(() => entriesFromBlocks(block, nativeRowHasher)));
+  nativeJs.push(time(() => entriesFromBlocks(block, null)));
 }
+if (!nativeRowHasher)
+  console.log('native row hasher not built (npm run build:native): both block figures are JavaScript');
 const e = median(encode);
 const d = median(digest);
 const n = median(native);
+const nj = median(nativeJs);
 const perRow = (ms: number) => `${((ms / ROWS) * 1000).toFixed(2)} us/row`;
 console.log(`${ROWS} tool_calls rows, median of ${RUNS} runs`);
 console.log(`baseline encodeNative: ${e.toFixed(1)} ms (${perRow(e)})`);
 console.log(
-  `entries from the Native block (native-entries.ts): ${n.toFixed(1)} ms (${perRow(n)}), ${(n / e).toFixed(2)}x`,
+  `entries from the Native block, native row hasher: ${n.toFixed(1)} ms (${perRow(n)}), ${(n / e).toFixed(2)}x`,
+);
+console.log(
+  `entries from the Native block, JavaScript writer: ${nj.toFixed(1)} ms (${perRow(nj)}), ${(nj / e).toFixed(2)}x`,
 );
 console.log(`entries from row objects (canonical.ts): ${d.toFixed(1)} ms (${perRow(d)}), ${(d / e).toFixed(2)}x`);
 
@@ -170,11 +180,18 @@ printBenchReport({
   bench: 'digest-overhead',
   figures: [
     {
-      name: `entries from the Native block, ${ROWS} rows`,
+      name: `entries from the Native block, native row hasher, ${ROWS} rows`,
       ...spread(native),
       unit: 'ms',
       baseline: { name: 'encodeNative', value: e },
       ratio: n / e,
+    },
+    {
+      name: `entries from the Native block, JavaScript writer, ${ROWS} rows`,
+      ...spread(nativeJs),
+      unit: 'ms',
+      baseline: { name: 'encodeNative', value: e },
+      ratio: nj / e,
     },
     {
       name: `entries from row objects, ${ROWS} rows`,

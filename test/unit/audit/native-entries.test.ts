@@ -36,7 +36,7 @@ function normal(e: EntriesByTenant): [string, [number, DigestEntry[]][]][] {
 }
 
 /** The implementation under test (set per describe block below). */
-let hasher: NativeRowHasher | undefined;
+let hasher: NativeRowHasher | null = null;
 const entriesFromBlocks = (b: StoredBlocks) => entriesWith(b, hasher);
 
 function assertSameEntries(rows: Rows, label: string): void {
@@ -189,7 +189,7 @@ describe('the native row hasher', () => {
       spans: Array.from({ length: 6 }, () => span(r)),
     };
     const b = blocks(rows);
-    const outcome = (x: StoredBlocks, h: NativeRowHasher | undefined): string => {
+    const outcome = (x: StoredBlocks, h: NativeRowHasher | null): string => {
       try {
         return JSON.stringify(normal(entriesWith(x, h)));
       } catch (err) {
@@ -204,7 +204,7 @@ describe('the native row hasher', () => {
           const bad = Buffer.from(body);
           bad[at] = value;
           const x = { ...b, [table]: { rows: b[table].rows, body: bad } };
-          assert.equal(outcome(x, nativeRowHasher), outcome(x, undefined), `${table} byte ${at} = ${value}`);
+          assert.equal(outcome(x, nativeRowHasher), outcome(x, null), `${table} byte ${at} = ${value}`);
           tried++;
         }
       }
@@ -214,8 +214,8 @@ describe('the native row hasher', () => {
 });
 
 for (const [implementation, impl] of [
-  ['native row hasher', nativeRowHasher],
-  ['JavaScript writer', undefined],
+  ['native row hasher', nativeRowHasher ?? null],
+  ['JavaScript writer', null],
 ] as const) {
   describe(`digest entries from Native blocks (${implementation})`, () => {
     beforeEach(() => {
