@@ -11,7 +11,8 @@ import { otlpTarget, otlpThreadsTarget, probesTarget } from './targets/collector
 async function loadTargets(): Promise<FuzzTarget[]> {
   const { apiTarget } = await import('./targets/api.ts');
   const { cliTarget, cliDatabaseTarget } = await import('./targets/cli.ts');
-  return [otlpTarget, otlpThreadsTarget, probesTarget, apiTarget, cliTarget, cliDatabaseTarget];
+  const { digestsTarget } = await import('./targets/digests.ts');
+  return [otlpTarget, otlpThreadsTarget, probesTarget, apiTarget, cliTarget, cliDatabaseTarget, digestsTarget];
 }
 
 function print(r: TargetReport, ms: number): void {
@@ -21,7 +22,7 @@ function print(r: TargetReport, ms: number): void {
     .map(([k, n]) => `${k}:${n}`)
     .join(' ');
   console.log(
-    `${r.target.padEnd(17)} cases ${String(r.cases).padStart(7)}  crashes ${c.crash}  5xx-for-client-errors ${c.server_error} (+${c.known_open} known open)  spans-lost ${c.span_lost}  stack-traces ${c.stack_trace}  not-one-line ${c.not_one_line}  hangs ${c.hang}  (${(ms / 1000).toFixed(1)} s; ${outcomes})`,
+    `${r.target.padEnd(17)} cases ${String(r.cases).padStart(7)}  crashes ${c.crash}  5xx-for-client-errors ${c.server_error} (+${c.known_open} known open)  spans-lost ${c.span_lost}  stack-traces ${c.stack_trace}  not-one-line ${c.not_one_line}  hangs ${c.hang}  disagreements ${c.disagreement}  (${(ms / 1000).toFixed(1)} s; ${outcomes})`,
   );
   for (const v of r.examples) console.log(`  ${v.kind} #${v.index}: ${clip(v.input, 400)} -> ${clip(v.answer, 400)}`);
 }

@@ -7,7 +7,9 @@ export type ViolationKind =
   | 'span_lost'
   | 'stack_trace'
   | 'not_one_line'
-  | 'hang';
+  | 'hang'
+  /** Two implementations of one thing (the native row hasher and the JavaScript writer) answered differently. */
+  | 'disagreement';
 
 export interface Violation {
   kind: ViolationKind;
@@ -27,6 +29,7 @@ export class TargetReport {
     stack_trace: 0,
     not_one_line: 0,
     hang: 0,
+    disagreement: 0,
   };
   readonly examples: Violation[] = [];
   /** Answers seen, by class (e.g. HTTP status, exit code): shows the cases reach past the first check. */
