@@ -1,13 +1,16 @@
 /*
  * The canonical text (audit/canonical.ts, version 1) of each row of a Native block, hashed with SHA-256: the same
- * bytes audit/native-entries.ts writes in JavaScript, at a tenth of the CPU. JavaScript parses the block header and
- * binds the columns (native-entries.ts `columnsOf`, `bind`); this file only walks the rows. Every read is bounds-
- * checked: on anything unexpected it returns a code and JavaScript redoes the block itself (precise errors there).
+ * bytes audit/native-entries.ts writes in JavaScript, for well under half the CPU. JavaScript parses the block
+ * header, checks every column's extent and offsets and binds the columns (native-entries.ts `columnsOf`, `bind`);
+ * this file only walks the rows. Every read is bounds-checked all the same: on anything unexpected it returns a
+ * code and JavaScript redoes the block itself (precise errors there).
  *
- * hashRows(body: Buffer, columns: Float64Array, rows: number, prefix: Buffer, out: Buffer) -> number
- *   columns: 5 numbers per canonical column, in canonical order: layout, a, b, c, d (native-entries.ts `Column`)
- *   out: 64 * rows bytes, each row's hash as lower-case hex
- *   returns 0, or NEEDS_JS (a map key outside ASCII: JS string order needed) or MALFORMED.
+ * hashRows(body, columns, rows, prefix, start, end, out) -> number
+ *   columns: Float64Array, 5 numbers per canonical column in canonical order: layout, a, b, c, d (the `Column`
+ *            cursors of native-entries.ts); start, end: the start_time and end_time columns (DURATION)
+ *   prefix:  the table line ("tool_calls\n") each row's text starts with
+ *   out:     64 * rows bytes, each row's hash as lower-case hex
+ *   returns OK, NEEDS_JS (a map key outside ASCII: JS string order needed) or MALFORMED (or SHA-256 unavailable).
  */
 #include <node_api.h>
 #include <openssl/evp.h>
@@ -356,8 +359,10 @@ static napi_value hash_rows(napi_env env, napi_callback_info info) {
   for (size_t i = 0; i < ncols; i++) {
     double v[5];
     memcpy(v, d + 5 * i, sizeof v);
+    if (!(v[0] >= STR && v[0] <= EMPTY)) rc = MALFORMED;
     for (int j = 1; j < 5; j++)
       if (!(v[j] >= 0 && v[j] <= (double)body_len)) rc = MALFORMED;
+    if (rc != OK) break;
     cols[i].layout = (int)v[0];
     cols[i].a = (size_t)v[1];
     cols[i].b = (size_t)v[2];
