@@ -38,7 +38,7 @@ function asciiKeys(doc: Json): Json {
   return Object.fromEntries(
     Object.entries(doc).map(([k, v]) => [
       k,
-      k === 'key' && typeof v === 'string' ? v.replace(/[^\x00-\x7f]/g, 'k') : asciiKeys(v),
+      k === 'key' && typeof v === 'string' ? v.replace(/[\u0080-\uffff]/g, 'k') : asciiKeys(v),
     ]),
   );
 }
