@@ -655,6 +655,40 @@ interface WarningGroup {
   ends: number[];
 }
 
+/**
+ * Where each row's entry goes, for both the JavaScript and the native walk: the row's tenant decoded once per run of
+ * equal tenants, its (tenant, hour) list looked up once per run.
+ */
+class RowTarget {
+  tenant = '';
+  private tenantBytes: Buffer | undefined;
+  private list: DigestEntry[] = [];
+  private listTenant: string | undefined;
+  private listHour = -1;
+
+  constructor(private readonly out: EntriesByTenant) {}
+
+  /** Reads the tenant string at `at` into `tenant`; returns the position after it. */
+  readTenant(body: Buffer, at: number): number {
+    const next = readString(body, at);
+    if (!this.tenantBytes || !sameBytes(body, this.tenantBytes)) {
+      this.tenantBytes = Buffer.from(body.subarray(strStart, strStart + strLen));
+      this.tenant = this.tenantBytes.toString('utf8');
+    }
+    return next;
+  }
+
+  /** The entry list of `tenant` and `hour`. */
+  listFor(hour: number): DigestEntry[] {
+    if (this.tenant !== this.listTenant || hour !== this.listHour) {
+      this.list = entryList(this.out, this.tenant, hour);
+      this.listTenant = this.tenant;
+      this.listHour = hour;
+    }
+    return this.list;
+  }
+}
+
 /** Adds one block's entries (tool_calls, spans: one per row; warnings: one per (tenant, hour, span)). */
 function addBlock(out: EntriesByTenant, spec: TableSpec, body: Buffer, hasher: NativeRowHasher | null): void {
   const { rows, byName } = columnsOf(body);
@@ -668,19 +702,12 @@ function addBlock(out: EntriesByTenant, spec: TableSpec, body: Buffer, hasher: N
   // Warning rows are kept (grouped after the loop), other rows hashed one by one from one reused buffer.
   const c = grouped ? warningTexts : rowText;
   c.pos = 0;
-  let tenant = '';
-  let tenantBytes: Buffer | undefined;
-  let list: DigestEntry[] = [];
-  let listTenant: string | undefined;
-  let listHour = -1;
   if (!grouped && hasher && hashNatively(hasher, out, spec, body, rows, cols, tenantCol, timeCol, idCol)) return;
+  const target = new RowTarget(out);
   for (let r = 0; r < rows; r++) {
     // Read before the row's cursors move past them.
-    readString(body, tenantCol.a);
-    if (!tenantBytes || !sameBytes(body, tenantBytes)) {
-      tenantBytes = Buffer.from(body.subarray(strStart, strStart + strLen));
-      tenant = tenantBytes.toString('utf8');
-    }
+    target.readTenant(body, tenantCol.a);
+    const tenant = target.tenant;
     const hour = hourAt(body, timeCol.a + 8 * r);
     const id = textAt(body, idCol.a);
     const start = c.pos;
@@ -692,12 +719,7 @@ function addBlock(out: EntriesByTenant, spec: TableSpec, body: Buffer, hasher: N
     }
     c.u8(0x5d);
     if (!grouped) {
-      if (tenant !== listTenant || hour !== listHour) {
-        list = entryList(out, tenant, hour);
-        listTenant = tenant;
-        listHour = hour;
-      }
-      list.push({ table: spec.table, id, hash: c.hash(0) });
+      target.listFor(hour).push({ table: spec.table, id, hash: c.hash(0) });
       c.pos = 0;
       continue;
     }
@@ -755,28 +777,15 @@ function hashNatively(
   if (hasher.hashRows(body, desc, rows, prefix, timed ? START : 0, timed ? END : 0, hexOut) !== 0) return false;
   // One string of every hash; each row's is a slice of it (V8 shares the characters: no copy, no call per row).
   const hashes = hexOut.toString('latin1', 0, 64 * rows);
-  let tenant = '';
-  let tenantBytes: Buffer | undefined;
-  let list: DigestEntry[] = [];
-  let listTenant: string | undefined;
-  let listHour = -1;
+  const target = new RowTarget(out);
   let tenantAt = tenantCol.a;
   let idAt = idCol.a;
   for (let r = 0; r < rows; r++) {
-    tenantAt = readString(body, tenantAt);
-    if (!tenantBytes || !sameBytes(body, tenantBytes)) {
-      tenantBytes = Buffer.from(body.subarray(strStart, strStart + strLen));
-      tenant = tenantBytes.toString('utf8');
-    }
+    tenantAt = target.readTenant(body, tenantAt);
     const hour = hourAt(body, timeCol.a + 8 * r);
     const id = textAt(body, idAt);
     idAt = strStart + strLen;
-    if (tenant !== listTenant || hour !== listHour) {
-      list = entryList(out, tenant, hour);
-      listTenant = tenant;
-      listHour = hour;
-    }
-    list.push({ table: spec.table, id, hash: hashes.slice(64 * r, 64 * r + 64) });
+    target.listFor(hour).push({ table: spec.table, id, hash: hashes.slice(64 * r, 64 * r + 64) });
   }
   return true;
 }
