@@ -4,7 +4,7 @@
 // that Node itself exports, so nothing but a C compiler and Node's headers is needed. Without them it says so and
 // exits 0: the digests are then written in JavaScript (same bytes, ~2x the CPU).
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -22,6 +22,8 @@ if (!include) {
   process.exit(0);
 }
 mkdirSync(dirname(output), { recursive: true });
+// Built beside it, then renamed over it: a process that has the old one loaded keeps its mapping intact.
+const temporary = `${output}.${process.pid}.tmp`;
 const args = [
   '-O2',
   '-std=c11',
@@ -33,12 +35,14 @@ const args = [
   `-I${include}`,
   source,
   '-o',
-  output,
+  temporary,
 ];
 try {
   execFileSync(cc, args, { stdio: 'inherit' });
+  renameSync(temporary, output);
   console.log(`build-native: ${output.slice(root.length + 1)} (${cc}, ${include})`);
 } catch (err) {
+  rmSync(temporary, { force: true });
   console.warn(`build-native: ${cc} failed (${err.message}); digests in JavaScript`);
   process.exit(0);
 }

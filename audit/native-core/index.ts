@@ -25,6 +25,7 @@ export interface NativeRowHasher {
 }
 
 export const NATIVE_ADDON_PATH = fileURLToPath(new URL('../../build/row-hashes.node', import.meta.url));
+export const NATIVE_SOURCE_PATH = fileURLToPath(new URL('row-hashes.c', import.meta.url));
 
 function load(): NativeRowHasher | undefined {
   if (process.env.TOOLTRAIL_NATIVE_DIGESTS === '0' || !existsSync(NATIVE_ADDON_PATH)) return undefined;

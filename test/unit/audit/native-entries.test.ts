@@ -5,10 +5,16 @@
  * the ingest uses when it is built) and with the JavaScript writer alone.
  */
 import assert from 'node:assert/strict';
+import { statSync } from 'node:fs';
 import { beforeEach, describe, it } from 'node:test';
 import type { DigestEntry } from '../../../audit/chain.ts';
 import { digestEntries, type EntriesByTenant } from '../../../audit/entries.ts';
-import { type NativeRowHasher, nativeRowHasher } from '../../../audit/native-core/index.ts';
+import {
+  NATIVE_ADDON_PATH,
+  NATIVE_SOURCE_PATH,
+  type NativeRowHasher,
+  nativeRowHasher,
+} from '../../../audit/native-core/index.ts';
 import { entriesFromBlocks as entriesWith, type StoredBlocks } from '../../../audit/native-entries.ts';
 import { derivedDurationNs, flatten } from '../../../ingest/flatten.ts';
 import { encodeNative, nanoTimeToBigInt } from '../../../ingest/native.ts';
@@ -178,6 +184,14 @@ describe('the native row hasher', () => {
   it('is built by npm install (postinstall), unless TOOLTRAIL_NATIVE_DIGESTS=0 turns it off', () => {
     if (process.env.TOOLTRAIL_NATIVE_DIGESTS === '0') assert.equal(nativeRowHasher, undefined);
     else assert.ok(nativeRowHasher, 'build/row-hashes.node is missing: run npm run build:native and read its output');
+  });
+
+  it('is not older than its C source (an edited row-hashes.c needs npm run build:native)', () => {
+    if (!nativeRowHasher) return assert.equal(process.env.TOOLTRAIL_NATIVE_DIGESTS, '0');
+    assert.ok(
+      statSync(NATIVE_ADDON_PATH).mtimeMs >= statSync(NATIVE_SOURCE_PATH).mtimeMs,
+      'stale build: npm run build:native',
+    );
   });
 
   it('agrees with the JavaScript writer on blocks corrupted anywhere: same entries or both refuse, never a crash', () => {
