@@ -6,9 +6,12 @@
  * kafkajs sends each `send()` as its own produce request and has no linger, and an idempotent kafkajs producer
  * has one produce request in flight per broker; so the sink batches itself over `kafka.producers` producers: while
  * they are all busy, the writes that arrive wait and leave together in the next send (no added latency when idle).
- * Each write is bounded by `sendTimeoutMs`; a failure or a timeout opens a breaker for `unavailableRetryAfterSeconds`
- * during which writes fail at once with SinkUnavailableError (HTTP 503 + Retry-After) instead of piling up, then the
- * next batch probes Kafka again. After a failed send the producer is replaced, so its next id and sequence start clean.
+ * A failure, or no acknowledgement within `sendTimeoutMs`, opens a breaker for `unavailableRetryAfterSeconds` during
+ * which writes fail at once with SinkUnavailableError (HTTP 503 + Retry-After) instead of piling up, then the next
+ * batch probes Kafka again. A write still queued at its timeout is refused and never sent; a write already handed to a
+ * producer is answered by that send's outcome only (bounded by the producer's request timeout and retries): Kafka may
+ * still store it, and a 503 would make the client send it again, stored twice. After a failed send the producer is
+ * replaced, so its next id and sequence start clean.
  */
 import {
   createIdempotentProducer,
@@ -49,6 +52,8 @@ interface Pending {
   messages: OutgoingMessage[];
   bytes: number;
   settled: boolean;
+  /** Handed to a producer: only the send's outcome may answer it. */
+  sent: boolean;
   timer: NodeJS.Timeout;
   resolve(): void;
   reject(err: Error): void;
@@ -160,6 +165,7 @@ export function createKafkaSink(options: KafkaSinkOptions): KafkaSpanSink {
         continue;
       }
       if (batch.length > 0 && bytes + next.bytes > cfg.batchMaxBytes) break;
+      next.sent = true;
       batch.push(next);
       bytes += next.bytes;
       queue.shift();
@@ -226,12 +232,14 @@ export function createKafkaSink(options: KafkaSinkOptions): KafkaSpanSink {
         messages,
         bytes,
         settled: false,
+        sent: false,
         resolve,
         reject,
         timer: setTimeout(() => {
           if (entry.settled) return;
-          entry.settled = true;
           markDown(`no acknowledgement within ${cfg.sendTimeoutMs} ms`);
+          if (entry.sent) return;
+          entry.settled = true;
           reject(
             new SinkUnavailableError(`Kafka did not acknowledge the spans within ${cfg.sendTimeoutMs} ms`, retryAfter),
           );
