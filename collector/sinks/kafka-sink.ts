@@ -76,7 +76,11 @@ export function createKafkaSink(options: KafkaSinkOptions): KafkaSpanSink {
     retries: 2,
     quiet: options.quiet ?? false,
   };
-  const producerOptions = { compression: cfg.compression, retries: 2 };
+  // kafkajs retries a failed send with the same producer id and sequence numbers, so the broker drops a batch it
+  // already appended (idempotence). 10 retries at 0.1-1 s backoff span ~7.5 s of refused connections: a broker
+  // restart. Giving up sooner answers 503 for a batch the broker may have appended before it stopped, and the
+  // client's retry (a new producer after `reset`) stores it twice: the chaos soak caught exactly that.
+  const producerOptions = { compression: cfg.compression, retries: 10 };
   let client: KafkaClient | undefined;
   const kafkaClient = () => {
     client ??= createKafkaClient(clientOptions);

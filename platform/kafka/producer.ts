@@ -90,8 +90,9 @@ export interface ProducerOptions {
   /** Batch compression; gzip is the only codec kafkajs has built in (it runs on libuv's thread pool). */
   compression?: 'none' | 'gzip';
   /**
-   * Retries of one send inside kafkajs (at least 1: the idempotent producer refuses 0). Callers that bound a send
-   * with their own timeout keep this small so a down broker fails the send soon after.
+   * Retries of one send inside kafkajs (at least 1: the idempotent producer refuses 0), 0.1 s doubling to 1 s apart.
+   * They keep the producer id and sequence numbers, so a retry of a batch the broker already appended is dropped
+   * by the broker; a caller's own re-send after the producer gave up is not (collector/sinks/kafka-sink.ts).
    */
   retries?: number;
   /** How long the broker may wait for the in-sync replicas before it answers (kafkajs `timeout`). */
