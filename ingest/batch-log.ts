@@ -6,6 +6,8 @@ import { readFileSync } from 'node:fs';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 
 const LOAD_SQL = readFileSync(new URL('./sql/load-batch-ranges.sql', import.meta.url), 'utf8');
+const RECENT_IDS_SQL = readFileSync(new URL('./sql/load-recent-message-ids.sql', import.meta.url), 'utf8');
+const ID_HEX = 32;
 
 export const BATCH_INTENT = 0;
 export const BATCH_STORED = 1;
@@ -18,6 +20,8 @@ export interface BatchRange {
   firstHash: string;
   /** The rows of this range are known to be acknowledged by ClickHouse. */
   stored: boolean;
+  /** Offsets of the range's messages left out as re-sends of earlier ones (ingest/dedup-window.ts); absent: none. */
+  skipped?: number[];
 }
 
 export interface BatchLogEntry {
@@ -25,6 +29,14 @@ export interface BatchLogEntry {
   range: BatchRange;
   messages: number;
   state: typeof BATCH_INTENT | typeof BATCH_STORED;
+  /** The ids of the range's messages in offset order, hex, concatenated (when re-sends are looked for). */
+  messageIds?: string;
+}
+
+/** A message id remembered from a recorded range. */
+export interface RecordedMessageId {
+  offset: number;
+  id: string;
 }
 
 export interface BatchLog {
@@ -32,6 +44,11 @@ export interface BatchLog {
   load(partition: number, from: number): Promise<BatchRange[]>;
   /** Resolves once ClickHouse acknowledged every entry. */
   record(entries: BatchLogEntry[]): Promise<void>;
+  /**
+   * The message ids recorded for `partition` at offsets in [before - window, before), in offset order: what a
+   * restarted or newly assigned consumer needs to recognise re-sends of messages stored before it started.
+   */
+  recentMessageIds(partition: number, before: number, window: number): Promise<RecordedMessageId[]>;
 }
 
 export function createBatchLog(ch: ClickHouseClient, database: string, group: string, topic: string): BatchLog {
@@ -48,14 +65,39 @@ export function createBatchLog(ch: ClickHouseClient, database: string, group: st
         range_first_timestamp: string | number;
         range_first_hash: string;
         range_state: number;
+        range_skipped: (string | number)[];
       }>();
-      return rows.map((r) => ({
-        first: Number(r.first_offset),
-        last: Number(r.range_last),
-        firstTimestamp: Number(r.range_first_timestamp),
-        firstHash: r.range_first_hash,
-        stored: Number(r.range_state) === BATCH_STORED,
-      }));
+      return rows.map((r) => {
+        const range: BatchRange = {
+          first: Number(r.first_offset),
+          last: Number(r.range_last),
+          firstTimestamp: Number(r.range_first_timestamp),
+          firstHash: r.range_first_hash,
+          stored: Number(r.range_state) === BATCH_STORED,
+        };
+        if (r.range_skipped.length > 0) range.skipped = r.range_skipped.map(Number);
+        return range;
+      });
+    },
+    async recentMessageIds(partition, before, window) {
+      const rs = await ch.query({
+        query: RECENT_IDS_SQL,
+        query_params: { database, group, topic, partition, from: Math.max(0, before - window), before },
+        format: 'JSONEachRow',
+      });
+      const ids: RecordedMessageId[] = [];
+      // A range's ids are its messages' in offset order; the topic's offsets are contiguous (no transactions or
+      // compaction), so the i-th id is at first + i.
+      for (const r of await rs.json<{ first_offset: string | number; range_message_ids: string }>()) {
+        const first = Number(r.first_offset);
+        const hex = r.range_message_ids;
+        for (let i = 0; (i + 1) * ID_HEX <= hex.length; i++) {
+          const offset = first + i;
+          if (offset >= before) break;
+          if (offset >= before - window) ids.push({ offset, id: hex.slice(i * ID_HEX, (i + 1) * ID_HEX) });
+        }
+      }
+      return ids;
     },
     async record(entries) {
       if (entries.length === 0) return;
@@ -72,6 +114,8 @@ export function createBatchLog(ch: ClickHouseClient, database: string, group: st
           first_hash: e.range.firstHash,
           state: e.state,
           messages: e.messages,
+          message_ids: e.messageIds ?? '',
+          skipped: e.range.skipped ?? [],
         })),
         clickhouse_settings: { async_insert: 0, wait_end_of_query: 1 },
       });

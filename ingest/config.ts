@@ -28,6 +28,11 @@ export const DEFAULT_SHUTDOWN_GRACE_MS = 15_000;
 export const DEFAULT_TOPIC_PARTITIONS = 3;
 export const DEFAULT_SESSION_TIMEOUT_MS = 30_000;
 export const DEFAULT_CONCURRENCY = 3;
+/**
+ * Messages per partition within which a re-sent message is recognised: minutes of retries at any realistic
+ * rate (1,000 spans/s in messages of 20 spans over 3 partitions is ~17 messages/s each), ~2 MB of ids each.
+ */
+export const DEFAULT_DEDUP_WINDOW = 20_000;
 
 export interface IngestConfig {
   kafka: {
@@ -89,6 +94,11 @@ export interface IngestConfig {
    * reports this ingest's rows as added, and the ingest spends about 40% of the CPU per span (bench/anchor).
    */
   auditDigests: boolean;
+  /**
+   * A message whose id (SHA-256 of its value) equals one this many messages before it in the same partition is a
+   * client's re-send and is not stored again (docs/exactly-once.md, "Re-sent requests"). 0 turns it off.
+   */
+  dedupWindow: number;
 }
 
 export function defaultIngestConfig(env: NodeJS.ProcessEnv = process.env): IngestConfig {
@@ -122,6 +132,7 @@ export function defaultIngestConfig(env: NodeJS.ProcessEnv = process.env): Inges
     metrics: { host: '127.0.0.1', lagIntervalMs: DEFAULT_LAG_INTERVAL_MS },
     shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS,
     auditDigests: true,
+    dedupWindow: DEFAULT_DEDUP_WINDOW,
   };
 }
 
@@ -164,6 +175,7 @@ export const IngestConfigSchema = z
     }),
     shutdownGraceMs: positive,
     auditDigests: z.boolean(),
+    dedupWindow: z.number().int().min(0).max(10_000_000),
   })
   .superRefine((c, ctx) => {
     if (c.kafka.deadLetterTopic === c.kafka.topic) {
@@ -204,6 +216,7 @@ export interface IngestOverrides {
   createTopics?: boolean;
   sessionTimeoutMs?: number;
   auditDigests?: boolean;
+  dedupWindow?: number;
 }
 
 const num = z.coerce.number().int();
@@ -221,6 +234,7 @@ const EnvSchema = z.object({
   TOOLTRAIL_INGEST_CREATE_TOPICS: z.enum(['true', 'false']).optional(),
   TOOLTRAIL_INGEST_SESSION_TIMEOUT_MS: num.optional(),
   TOOLTRAIL_INGEST_AUDIT_DIGESTS: z.enum(['true', 'false']).optional(),
+  TOOLTRAIL_INGEST_DEDUP_WINDOW: num.optional(),
 });
 
 export function overridesFromEnv(env: NodeJS.ProcessEnv = process.env): IngestOverrides {
@@ -245,6 +259,7 @@ export function overridesFromEnv(env: NodeJS.ProcessEnv = process.env): IngestOv
   if (e.TOOLTRAIL_INGEST_CREATE_TOPICS !== undefined) o.createTopics = e.TOOLTRAIL_INGEST_CREATE_TOPICS === 'true';
   if (e.TOOLTRAIL_INGEST_SESSION_TIMEOUT_MS !== undefined) o.sessionTimeoutMs = e.TOOLTRAIL_INGEST_SESSION_TIMEOUT_MS;
   if (e.TOOLTRAIL_INGEST_AUDIT_DIGESTS !== undefined) o.auditDigests = e.TOOLTRAIL_INGEST_AUDIT_DIGESTS === 'true';
+  if (e.TOOLTRAIL_INGEST_DEDUP_WINDOW !== undefined) o.dedupWindow = e.TOOLTRAIL_INGEST_DEDUP_WINDOW;
   return o;
 }
 
@@ -264,6 +279,7 @@ export function applyOverrides(base: IngestConfig, o: IngestOverrides): IngestCo
   // Loopback by default; a container sets 0.0.0.0 so Prometheus can scrape it.
   if (o.metricsHost !== undefined) c.metrics.host = o.metricsHost;
   if (o.auditDigests !== undefined) c.auditDigests = o.auditDigests;
+  if (o.dedupWindow !== undefined) c.dedupWindow = o.dedupWindow;
   return c;
 }
 

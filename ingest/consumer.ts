@@ -7,16 +7,18 @@
  * unit-tested with fakes and integration-tested with the real services.
  */
 import { createHash } from 'node:crypto';
-import type {
-  BatchConsumer,
-  BatchControl,
-  BatchMessage,
-  FetchedBatch,
-  OutgoingMessage,
+import {
+  type BatchConsumer,
+  type BatchControl,
+  type BatchMessage,
+  type FetchedBatch,
+  messageIdOf,
+  type OutgoingMessage,
 } from '../platform/kafka/index.ts';
 import { decodeExportTraceServiceRequestFast, type ExportTraceServiceRequest } from '../platform/otlp/index.ts';
 import { BATCH_INTENT, BATCH_STORED, type BatchLog, type BatchRange } from './batch-log.ts';
 import { rejectedSpansLetter, undecodableLetter } from './dead-letter.ts';
+import { DedupWindow } from './dedup-window.ts';
 import { emptyFlattenResult, type FlattenOptions, type FlattenResult, flattenInto } from './flatten.ts';
 import type { IngestMetrics } from './metrics.ts';
 import { PartitionPlanner, type PlanEntry, type PlanLimits } from './partition-plan.ts';
@@ -51,6 +53,11 @@ export interface IngestLoopOptions {
   metrics: IngestMetrics;
   limits: PlanLimits;
   backoff: { initialMs: number; maxMs: number };
+  /**
+   * Messages per partition within which a re-sent message (same id) is left out (ingest/dedup-window.ts);
+   * 0 or absent: every message is stored.
+   */
+  dedupWindow?: number;
   flatten?: FlattenOptions;
   timers?: Timers;
   /** Operational messages (failures, retries); never throws into the loop. */
@@ -68,6 +75,7 @@ class Entry implements PlanEntry {
   readonly size: number;
   private decoded = false;
   private hashValue: string | undefined;
+  private idValue: string | undefined;
   private spanRows = 0;
   /**
    * The message's rows as Native column bytes in the partition's arena (ingest/wire-columns.ts), when it took
@@ -103,6 +111,11 @@ class Entry implements PlanEntry {
   hash(): string {
     this.hashValue ??= hashOf(this.message.value);
     return this.hashValue;
+  }
+
+  id(): string {
+    this.idValue ??= messageIdOf(this.message);
+    return this.idValue;
   }
 
   decode(): void {
@@ -331,7 +344,7 @@ export class IngestLoop {
     }
     if (!st.planner) {
       try {
-        st.planner = new PartitionPlanner(await this.o.batchLog.load(p, firstOffset));
+        st.planner = await this.newPlanner(p, firstOffset);
       } catch (err) {
         this.fail(st, p, firstOffset, `loading recorded batches failed: ${(err as Error).message}`);
         return;
@@ -358,7 +371,7 @@ export class IngestLoop {
       }
       if (plan.kind === 'skip') {
         // Stored before a crash, not committed: commit without inserting again.
-        if (!(await this.commit(st, p, plan.range))) return;
+        if (!(await this.commit(st, p, plan.range, st.buffer))) return;
         this.consumed(st, plan.count);
         continue;
       }
@@ -384,6 +397,19 @@ export class IngestLoop {
     }
   }
 
+  /** The planner of a partition from `from` on: its recorded ranges, and the ids of the messages before `from`. */
+  private async newPlanner(p: number, from: number): Promise<PartitionPlanner> {
+    const size = this.o.dedupWindow ?? 0;
+    const [ranges, recent] = await Promise.all([
+      this.o.batchLog.load(p, from),
+      size > 0 ? this.o.batchLog.recentMessageIds(p, from, size) : Promise.resolve([]),
+    ]);
+    if (size === 0) return new PartitionPlanner(ranges);
+    const window = new DedupWindow(size);
+    for (const r of recent) window.add(r.offset, r.id);
+    return new PartitionPlanner(ranges, window);
+  }
+
   private async store(
     st: PartitionState,
     p: number,
@@ -398,7 +424,13 @@ export class IngestLoop {
     const arena = entries.find((e) => e.mark !== undefined)?.arena;
     const columns = arena !== undefined && this.o.writer.writeEncoded !== undefined && allColumns(entries);
     const marks: ColumnsMark[] = [];
+    const skipped = range.skipped ? new Set(range.skipped) : undefined;
+    let resentSpans = 0;
     for (const e of entries) {
+      if (skipped?.has(e.offset)) {
+        resentSpans += e.rows;
+        continue;
+      }
       if (e.mark) {
         if (columns) {
           marks.push(e.mark);
@@ -417,11 +449,12 @@ export class IngestLoop {
       }
     }
     const blocks = columns ? assembleBlocks(arena, marks) : undefined;
-    st.planner!.remember(range);
+    const planner = st.planner!;
+    planner.remember(range);
+    const logged = { partition: p, range, messages: entries.length };
+    if (planner.deduplicates) Object.assign(logged, { messageIds: entries.map((e) => e.id()).join('') });
     try {
-      if (!recorded) {
-        await this.o.batchLog.record([{ partition: p, range, messages: entries.length, state: BATCH_INTENT }]);
-      }
+      if (!recorded) await this.o.batchLog.record([{ ...logged, state: BATCH_INTENT }]);
       await Promise.all([
         blocks && this.o.writer.writeEncoded
           ? this.o.writer.writeEncoded(blocks, { dedupToken: batchToken(this.o.topic, p, range) })
@@ -439,27 +472,35 @@ export class IngestLoop {
       return 'failed';
     }
     try {
-      await this.o.batchLog.record([{ partition: p, range, messages: entries.length, state: BATCH_STORED }]);
+      await this.o.batchLog.record([{ ...logged, state: BATCH_STORED }]);
     } catch (err) {
       // The rows are acknowledged: committing is safe; a replay would only rely on the dedup tokens.
       this.log(`marking ${range.first}-${range.last} stored failed (committing anyway): ${(err as Error).message}`);
     }
     for (const r of rows.rejected) this.o.metrics.spansRejected.inc({ reason: r.reason });
+    if (skipped) {
+      this.o.metrics.resentMessages.inc({}, skipped.size);
+      this.o.metrics.resentSpans.inc({}, resentSpans);
+      this.log(`${this.o.topic}[${p}] ${range.first}-${range.last}: left out ${skipped.size} re-sent message(s)`);
+    }
     for (const l of letters) {
       const reason = l.headers?.['tooltrail-dlq-reason'];
       this.o.metrics.deadLetters.inc({ reason: typeof reason === 'string' ? reason : 'unknown' });
     }
-    if (!(await this.commit(st, p, range))) return 'lost';
+    if (!(await this.commit(st, p, range, entries))) return 'lost';
     this.o.metrics.batches.inc();
     st.backoffMs = 0;
     return 'stored';
   }
 
-  /** Commits `range.last + 1`. False when the partition was lost (rebalance): its new owner replays the range. */
-  private async commit(st: PartitionState, p: number, range: BatchRange): Promise<boolean> {
+  /**
+   * Commits `range.last + 1` (`entries`: the range's messages, from its first). False when the partition was lost
+   * (rebalance): its new owner replays the range.
+   */
+  private async commit(st: PartitionState, p: number, range: BatchRange, entries: readonly Entry[]): Promise<boolean> {
     try {
       await this.o.consumer.commit(p, String(range.last + 1));
-      st.planner?.done(range);
+      st.planner?.done(range, entries);
       return true;
     } catch (err) {
       this.log(

@@ -102,6 +102,11 @@ export class IngestMetrics {
     'tooltrail_ingest_dead_letters_total',
     'Messages sent to the dead-letter topic, by reason (decode_error, rejected_spans).',
   );
+  readonly resentMessages = new Counter(
+    'tooltrail_ingest_resent_messages_total',
+    'Messages left out as re-sends of a message already in the partition (a client retry after an ambiguous answer).',
+  );
+  readonly resentSpans = new Counter('tooltrail_ingest_resent_spans_total', 'Spans of the re-sent messages left out.');
   readonly batches = new Counter('tooltrail_ingest_batches_total', 'Batches stored and committed.');
   readonly insertFailures = new Counter('tooltrail_ingest_insert_failures_total', 'Failed batch inserts (retried).');
   readonly consumerLag = new Gauge(
@@ -134,6 +139,8 @@ export class IngestMetrics {
       this.rowsWritten,
       this.spansRejected,
       this.deadLetters,
+      this.resentMessages,
+      this.resentSpans,
       this.batches,
       this.insertFailures,
       this.consumerLag,

@@ -1,9 +1,11 @@
 /**
  * Which offset range the next batch of one partition covers (docs/exactly-once.md, PLAN step). Pure: given the
  * buffered messages and the recorded ranges, it answers "store [first, last]", "already stored, skip to last+1" or
- * "wait for more messages". A recorded range is always re-used as is, so a replay gets the same token.
+ * "wait for more messages". A recorded range is always re-used as is, so a replay gets the same token, and the same
+ * re-sent messages left out (`range.skipped`); a new range's re-sends are found with the partition's DedupWindow.
  */
 import type { BatchRange } from './batch-log.ts';
+import type { DedupWindow } from './dedup-window.ts';
 
 export interface PlanEntry {
   offset: number;
@@ -11,6 +13,8 @@ export interface PlanEntry {
   timestamp: number;
   /** Hash of the message value (computed on demand: only a range's first message needs it). */
   hash(): string;
+  /** The message's id (platform/kafka/message-id.ts), read only when re-sends are looked for. */
+  id(): string;
   /** Rows the message flattens to (0 for an undecodable one), and its size in bytes. */
   rows: number;
   size: number;
@@ -32,7 +36,14 @@ export type Plan =
 export class PartitionPlanner {
   private ranges: BatchRange[];
 
-  constructor(recorded: readonly BatchRange[]) {
+  /**
+   * `window`: the ids of the partition's messages before the first one to plan (absent: re-sends are not looked
+   * for, and new ranges leave nothing out).
+   */
+  constructor(
+    recorded: readonly BatchRange[],
+    private readonly window?: DedupWindow,
+  ) {
     this.ranges = [...recorded].sort((a, b) => a.first - b.first);
   }
 
@@ -82,12 +93,26 @@ export class PartitionPlanner {
       count++;
     }
     const last = entries[count - 1]!.offset;
-    return {
-      kind: 'store',
-      range: { first, last, firstTimestamp: head.timestamp, firstHash: head.hash(), stored: false },
-      count,
-      recorded: false,
-    };
+    const range: BatchRange = { first, last, firstTimestamp: head.timestamp, firstHash: head.hash(), stored: false };
+    const skipped = this.resent(entries, count);
+    if (skipped.length > 0) range.skipped = skipped;
+    return { kind: 'store', range, count, recorded: false };
+  }
+
+  /** Offsets among the first `count` entries that re-send an earlier message (window, or earlier in the range). */
+  private resent(entries: readonly PlanEntry[], count: number): number[] {
+    const window = this.window;
+    const skipped: number[] = [];
+    if (!window) return skipped;
+    const inRange = new Map<string, number>();
+    for (let i = 0; i < count; i++) {
+      const e = entries[i]!;
+      const id = e.id();
+      const before = inRange.get(id) ?? window.earlier(id, e.offset);
+      if (before !== undefined && e.offset - before <= window.size) skipped.push(e.offset);
+      inRange.set(id, e.offset);
+    }
+    return skipped;
   }
 
   /** Remembers a range about to be recorded, so a retry after a failure re-uses it even if its record was lost. */
@@ -97,9 +122,22 @@ export class PartitionPlanner {
     this.ranges.sort((a, b) => a.first - b.first);
   }
 
-  /** The range is stored and committed: forget it and everything before. */
-  done(range: BatchRange): void {
+  /**
+   * The range is stored and committed: forget it and everything before, and remember the ids of its messages
+   * (`entries`, from its first) for the re-sends of the next ranges.
+   */
+  done(range: BatchRange, entries: readonly PlanEntry[]): void {
     this.ranges = this.ranges.filter((r) => r.first > range.last);
+    if (!this.window) return;
+    for (const e of entries) {
+      if (e.offset > range.last) break;
+      if (e.offset >= range.first) this.window.add(e.offset, e.id());
+    }
+  }
+
+  /** True when re-sends are looked for (the batch log then records the ranges' message ids). */
+  get deduplicates(): boolean {
+    return this.window !== undefined;
   }
 }
 

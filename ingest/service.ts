@@ -78,6 +78,7 @@ export async function startIngest(config: IngestConfig, options: StartIngestOpti
     metrics,
     limits: { maxRows: config.batch.maxRows, maxBytes: config.batch.maxBytes },
     backoff: { initialMs: config.retry.initialBackoffMs, maxMs: config.retry.maxBackoffMs },
+    dedupWindow: config.dedupWindow,
     flatten: config.defaultTenant ? { defaultTenant: config.defaultTenant } : {},
     log,
   });

@@ -1,6 +1,7 @@
 /**
  * The Kafka sink: each request's spans become one message per trace (key = trace id hex, value = OTLP protobuf
- * ExportTraceServiceRequest, header `tooltrail-tenant`), produced by an idempotent producer with acks from all
+ * ExportTraceServiceRequest, headers `tooltrail-tenant` and `tooltrail-message-id`: the id by which the ingest
+ * recognises the same message re-sent by a client, platform/kafka/message-id.ts), produced by an idempotent producer with acks from all
  * in-sync replicas. A write resolves only when Kafka acknowledged every message of its request.
  *
  * kafkajs sends each `send()` as its own produce request and has no linger, and an idempotent kafkajs producer
@@ -19,6 +20,8 @@ import {
   describeCluster,
   ensureTopics,
   type KafkaClient,
+  MESSAGE_ID_HEADER,
+  messageIdBytes,
   type OutgoingMessage,
   type Producer,
 } from '../../platform/kafka/index.ts';
@@ -224,10 +227,10 @@ export function createKafkaSink(options: KafkaSinkOptions): KafkaSpanSink {
     if (Date.now() < downUntil) {
       return Promise.reject(new SinkUnavailableError('Kafka is unavailable (recent sends failed)', retryAfter));
     }
-    const headers = { [TENANT_HEADER]: context.tenant };
     let bytes = 0;
     const messages = traceMessages.map((m) => {
       bytes += m.value.length + m.key.length;
+      const headers = { [TENANT_HEADER]: context.tenant, [MESSAGE_ID_HEADER]: messageIdBytes(m.value) };
       return { key: m.key, value: m.value, headers };
     });
     if (messages.length === 0) return Promise.resolve();

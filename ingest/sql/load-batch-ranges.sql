@@ -5,7 +5,8 @@ SELECT
     argMax(last_offset, state)     AS range_last,
     argMax(first_timestamp, state) AS range_first_timestamp,
     argMax(first_hash, state)      AS range_first_hash,
-    max(state)                     AS range_state
+    max(state)                     AS range_state,
+    argMax(skipped, state)         AS range_skipped
 FROM {database:Identifier}.ingest_batches
 WHERE consumer_group = {group:String}
   AND topic = {topic:String}

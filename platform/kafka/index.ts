@@ -3,3 +3,4 @@ export * from './admin.ts';
 export * from './client.ts';
 export * from './consumer.ts';
 export * from './producer.ts';
+export * from './message-id.ts';

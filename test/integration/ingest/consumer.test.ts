@@ -5,6 +5,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { Attr, EXECUTE_TOOL, GenAi, OtelResource, toolSpanName } from '../../../contract/index.ts';
 import { DLQ_HEADERS } from '../../../ingest/dead-letter.ts';
 import { startIngest } from '../../../ingest/service.ts';
+import { MESSAGE_ID_HEADER, messageIdBytes } from '../../../platform/kafka/index.ts';
 import { decodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
 import { serializeSpans, syntheticMessage } from '../../support/ingest.ts';
 import { createHarness, type Harness } from './harness.ts';
@@ -51,6 +52,43 @@ describe('ingest consumer (real Kafka, real ClickHouse)', () => {
       assert.equal(ingest.metrics.rowsWritten.get({ table: 'tool_calls' }), 600);
     } finally {
       await ingest.stop();
+    }
+  });
+
+  it('stores a request a client re-sent once, also when the ingest restarted between the two copies', async () => {
+    const db = h.db.database;
+    const tenant = 'resend';
+    const [a, b, c] = [3000, 3001, 3002].map((seed) => syntheticMessage({ tenant, toolSpans: 5, seed }));
+    // One key: one partition, so storing c proves the re-send of a before it was read.
+    const send = (values: Buffer[]) =>
+      h.producer.send(
+        h.topic,
+        values.map((value) => ({ key: 'one-trace', value, headers: { [MESSAGE_ID_HEADER]: messageIdBytes(value) } })),
+      );
+    const rows = `SELECT count() AS n FROM ${db}.tool_calls WHERE tenant = '${tenant}'`;
+    await send([a as Buffer, b as Buffer]);
+    const first = await startIngest(h.config(), { log: quiet });
+    try {
+      assert.equal(await h.waitForCount(rows, 10), 10);
+    } finally {
+      await first.stop();
+    }
+    // The client's re-send of a (its first answer was lost), then a new request c.
+    await send([a as Buffer, c as Buffer]);
+    const second = await startIngest(h.config(), { log: quiet });
+    try {
+      assert.equal(await h.waitForCount(`${rows} AND tool_call_id LIKE 'call-3002-%'`, 5), 5);
+      assert.equal(await h.count(rows), 15);
+      assert.equal(await h.count(`SELECT uniqExact(trace_id, span_id) AS n FROM ${db}.tool_calls WHERE tenant = '${tenant}'`), 15);
+      assert.equal(second.metrics.resentMessages.total(), 1);
+      assert.equal(second.metrics.resentSpans.total(), 6, '5 tool spans and their parent');
+      assert.equal(
+        await h.count(`SELECT count() AS n FROM ${db}.ingest_batches FINAL WHERE length(skipped) = 1`),
+        1,
+        'the batch log says which offset was left out',
+      );
+    } finally {
+      await second.stop();
     }
   });
 

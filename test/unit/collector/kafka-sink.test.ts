@@ -3,7 +3,12 @@ import { afterEach, beforeEach, describe, it, mock } from 'node:test';
 import { defaultCollectorConfig } from '../../../collector/config.ts';
 import { SinkUnavailableError } from '../../../collector/sink.ts';
 import { createKafkaSink, TENANT_HEADER } from '../../../collector/sinks/kafka-sink.ts';
-import type { OutgoingMessage, Producer } from '../../../platform/kafka/index.ts';
+import {
+  MESSAGE_ID_HEADER,
+  messageIdBytes,
+  type OutgoingMessage,
+  type Producer,
+} from '../../../platform/kafka/index.ts';
 import { bytesToHex, decodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
 import { newTraceId, request, span } from './fixtures.ts';
 
@@ -79,6 +84,30 @@ describe('Kafka sink', () => {
     send.ack();
     await write;
     assert.equal(done, true);
+  });
+
+  it('gives a request sent again the same message ids (the header the ingest recognises a re-send by)', async () => {
+    const producers: FakeProducer[] = [];
+    const sink = sinkWith(producers);
+    const t1 = newTraceId();
+    const req = request([span({ traceId: t1 }), span({ traceId: newTraceId() })]);
+    const ids = async () => {
+      const write = sink.write(req, { tenant: 'acme', spanCount: 2 });
+      await flush();
+      const send = producers[0]?.sends.at(-1);
+      assert.ok(send);
+      send.ack();
+      await write;
+      return send.messages.map((m) => {
+        const id = m.headers?.[MESSAGE_ID_HEADER];
+        assert.ok(Buffer.isBuffer(id));
+        assert.deepEqual(id, messageIdBytes(m.value));
+        return `${m.key}=${id.toString('hex')}`;
+      });
+    };
+    const first = await ids();
+    assert.equal(new Set(first.map((x) => x.split('=')[1])).size, 2, 'two traces, two ids');
+    assert.deepEqual(await ids(), first);
   });
 
   it('sends the writes that arrive during a send together in the next one', async () => {

@@ -81,7 +81,7 @@ async function run(values: Buffer[]) {
       disconnect: async () => {},
     },
     writer,
-    batchLog: { load: async () => [], record: async () => {} },
+    batchLog: { load: async () => [], record: async () => {}, recentMessageIds: async () => [] },
     deadLetters: { send: async () => {} },
     metrics: new IngestMetrics(),
     limits: { maxRows: 1_000, maxBytes: 1e9 },

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import type { BatchLog, BatchLogEntry, BatchRange } from '../../../ingest/batch-log.ts';
+import type { BatchLog, BatchLogEntry, BatchRange, RecordedMessageId } from '../../../ingest/batch-log.ts';
 import { IngestLoop, type Timers } from '../../../ingest/consumer.ts';
 import { IngestMetrics } from '../../../ingest/metrics.ts';
 import type { Rows } from '../../../ingest/rows.ts';
@@ -13,6 +13,7 @@ import type {
   FetchedBatch,
   OutgoingMessage,
 } from '../../../platform/kafka/index.ts';
+import { MESSAGE_ID_HEADER, messageIdBytes } from '../../../platform/kafka/index.ts';
 import { syntheticMessage } from '../../support/ingest.ts';
 
 const TOPIC = 'otlp_spans';
@@ -40,7 +41,13 @@ function batch(from: number, to: number, highWatermark = to + 1): FetchedBatch {
 }
 
 /** Records every side effect in order, so tests assert the state machine's sequence. */
-function fakes(recorded: BatchRange[] = [], limits = { maxRows: 1_000, maxBytes: 1e9 }, slowWrites = false) {
+function fakes(
+  recorded: BatchRange[] = [],
+  limits = { maxRows: 1_000, maxBytes: 1e9 },
+  slowWrites = false,
+  dedup: { window: number; recent?: RecordedMessageId[] } = { window: 0 },
+) {
+  const records: BatchLogEntry[] = [];
   const events: string[] = [];
   const writes: { token: string | undefined; toolCalls: number }[] = [];
   const fetched: string[] = [];
@@ -79,6 +86,11 @@ function fakes(recorded: BatchRange[] = [], limits = { maxRows: 1_000, maxBytes:
     },
     record: async (entries: BatchLogEntry[]) => {
       for (const e of entries) events.push(`${e.state === 0 ? 'intent' : 'stored'} ${e.range.first}-${e.range.last}`);
+      records.push(...entries);
+    },
+    recentMessageIds: async (p, before, window) => {
+      events.push(`recent ${p}@${before}-${window}`);
+      return dedup.recent ?? [];
     },
   };
   const letters: OutgoingMessage[] = [];
@@ -111,10 +123,12 @@ function fakes(recorded: BatchRange[] = [], limits = { maxRows: 1_000, maxBytes:
     metrics,
     limits,
     backoff: { initialMs: 100, maxMs: 400 },
+    dedupWindow: dedup.window,
     timers,
   });
   return {
     loop,
+    records,
     events,
     writes,
     fetched,
@@ -234,6 +248,97 @@ describe('ingest loop', () => {
     f.loop.onAssignment([0]);
     await f.loop.onBatch(batch(0, 3, 10), f.control);
     assert.deepEqual(f.events, ['load 0@0', 'load 0@0', `write ${token(0, 3)}`, 'stored 0-3', 'commit 0@4']);
+  });
+});
+
+describe('ingest loop, re-sent messages', () => {
+  const value = (seed: number) => syntheticMessage({ tenant: 't', toolSpans: 2, seed, startMs: 1_700_000_000_000 });
+  const idOf = (seed: number) => messageIdBytes(value(seed)).toString('hex');
+  /** Messages from offset `from` with these seeds (a repeated seed is a client's re-send of the same request). */
+  const resent = (from: number, seeds: number[], highWatermark = from + seeds.length): FetchedBatch => ({
+    topic: TOPIC,
+    partition: 0,
+    highWatermark: String(highWatermark),
+    messages: seeds.map((seed, i) => message(from + i, value(seed))),
+  });
+
+  it('stores a message re-sent by a client once, and records the offset it left out with the range', async () => {
+    const f = fakes([], undefined, false, { window: 100 });
+    await f.loop.onBatch(resent(0, [0, 1, 0, 2]), f.control);
+    assert.deepEqual(f.events, [
+      'load 0@0',
+      'recent 0@0-100',
+      'intent 0-3',
+      `write ${token(0, 3)}`,
+      'stored 0-3',
+      'commit 0@4',
+    ]);
+    assert.equal(f.writes[0]?.toolCalls, 6, 'three distinct messages of 2 tool calls');
+    assert.deepEqual(
+      f.records.map((r) => r.range.skipped),
+      [[2], [2]],
+    );
+    assert.equal(f.records[0]?.messageIds, [0, 1, 0, 2].map(idOf).join(''));
+    assert.equal(f.metrics.resentMessages.total(), 1);
+    assert.equal(f.metrics.resentSpans.total(), 3);
+  });
+
+  it('leaves out a re-send of a message stored in an earlier batch', async () => {
+    const f = fakes([], { maxRows: 3, maxBytes: 1e9 }, false, { window: 100 });
+    await f.loop.onBatch(resent(0, [0, 1, 0]), f.control);
+    assert.deepEqual(
+      f.writes.map((w) => w.toolCalls),
+      [2, 2, 0],
+    );
+    assert.deepEqual(f.records.at(-1)?.range.skipped, [2]);
+  });
+
+  it('after a restart, leaves out a re-send of a message stored before it (ids read back from the batch log)', async () => {
+    const f = fakes([], undefined, false, { window: 100, recent: [{ offset: 4, id: idOf(7) }] });
+    await f.loop.onBatch(resent(5, [8, 7, 9]), f.control);
+    assert.equal(f.events[1], 'recent 0@5-100');
+    assert.equal(f.writes[0]?.toolCalls, 4);
+    assert.deepEqual(f.records[0]?.range.skipped, [6]);
+  });
+
+  it('stores identical content again when its twin is further back than the window', async () => {
+    const f = fakes([], undefined, false, { window: 2 });
+    await f.loop.onBatch(resent(0, [0, 1, 2, 0]), f.control);
+    assert.equal(f.writes[0]?.toolCalls, 8);
+    assert.equal(f.records[0]?.range.skipped, undefined);
+  });
+
+  it('replays a recorded range with the offsets it recorded as left out, not a new decision', async () => {
+    // Recorded with offset 1 left out; the window (restarted empty, nothing recent) would now keep everything.
+    const recorded = { first: 0, last: 2, firstTimestamp: 1_700_000_000_000, firstHash: hashOf(0), stored: false };
+    const f = fakes([{ ...recorded, skipped: [1] }], undefined, false, { window: 100 });
+    await f.loop.onBatch(batch(0, 2), f.control);
+    assert.equal(f.writes[0]?.toolCalls, 4);
+    assert.equal(f.writes[0]?.token, token(0, 2));
+    // And a range recorded with nothing left out is replayed whole, even if it holds a re-send.
+    const g = fakes([recorded], undefined, false, { window: 100 });
+    await g.loop.onBatch(resent(0, [0, 0, 1]), g.control);
+    assert.equal(g.writes[0]?.toolCalls, 6);
+  });
+
+  it("takes the collector's id header as the message's id, and computes it when the header is malformed", async () => {
+    const f = fakes([], undefined, false, { window: 100 });
+    const b = resent(0, [0, 1, 2]);
+    const [m0, m1, m2] = b.messages as [BatchMessage, BatchMessage, BatchMessage];
+    m0.headers[MESSAGE_ID_HEADER] = Buffer.alloc(16, 7);
+    m1.headers[MESSAGE_ID_HEADER] = Buffer.alloc(16, 7);
+    m2.headers[MESSAGE_ID_HEADER] = Buffer.alloc(15, 7);
+    await f.loop.onBatch(b, f.control);
+    assert.deepEqual(f.records[0]?.range.skipped, [1]);
+    assert.equal(f.records[0]?.messageIds, `${'07'.repeat(32)}${idOf(2)}`);
+  });
+
+  it('with a window of 0 stores every message and reads or records no ids', async () => {
+    const f = fakes();
+    await f.loop.onBatch(resent(0, [0, 0]), f.control);
+    assert.equal(f.writes[0]?.toolCalls, 4);
+    assert.ok(!f.events.some((e) => e.startsWith('recent')));
+    assert.equal(f.records[0]?.messageIds, undefined);
   });
 });
 

@@ -1,12 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { BatchRange } from '../../../ingest/batch-log.ts';
+import { DedupWindow } from '../../../ingest/dedup-window.ts';
 import { PartitionPlanner, type PlanEntry } from '../../../ingest/partition-plan.ts';
 
 const entry = (offset: number, rows = 10, ts = 1000 + offset): PlanEntry => ({
   offset,
   timestamp: ts,
   hash: () => `h${offset}`,
+  id: () => `id${offset}`,
   rows,
   size: 100,
 });
@@ -66,7 +68,28 @@ describe('partition planner', () => {
     const first = p.next(entries(0, 3), limits, 100);
     p.remember(first.range);
     assert.deepEqual(p.next(entries(0, 9), limits, 100), { ...first, count: 4, recorded: true });
-    p.done(first.range);
+    p.done(first.range, entries(0, 9));
     assert.deepEqual(p.known(), []);
+  });
+
+  it('leaves out of a new range the messages whose id an earlier message of the window or range had', () => {
+    const window = new DedupWindow(100);
+    window.add(3, 'x');
+    const p = new PartitionPlanner([], window);
+    const withIds = (ids: string[]) => ids.map((id, i) => ({ ...entry(4 + i), id: () => id }));
+    const plan = p.next(withIds(['a', 'x', 'b', 'a']), limits, 100);
+    assert.deepEqual(plan.range.skipped, [5, 7]);
+    const none = new PartitionPlanner([], new DedupWindow(100)).next(entries(0, 3), limits, 100);
+    assert.equal(none.range.skipped, undefined);
+  });
+
+  it('remembers the ids of a committed range for the next ones', () => {
+    const p = new PartitionPlanner([], new DedupWindow(100));
+    const e = entries(0, 9);
+    const first = p.next(e.slice(0, 3), limits, 100);
+    p.done(first.range, e);
+    const again = [{ ...entry(3), id: () => 'id1' }];
+    assert.deepEqual(p.next(again, limits, 100).range.skipped, [3]);
+    assert.equal(new PartitionPlanner([]).deduplicates, false);
   });
 });

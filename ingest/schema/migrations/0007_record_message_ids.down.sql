@@ -1,0 +1,3 @@
+ALTER TABLE {{database}}.ingest_batches {{on_cluster}}
+    DROP COLUMN IF EXISTS skipped,
+    DROP COLUMN IF EXISTS message_ids;
