@@ -89,6 +89,8 @@ export interface StoredCounts {
   /** Rows whose span id the load never sent (must be 0). */
   unknown: number;
   totalRows: number;
+  /** Messages the ingest left out as re-sends of stored ones (Kafka held a request twice). */
+  resentLeftOut: number;
 }
 
 /** Counts every recorded span id against the raw rows of tool_calls. */
@@ -117,6 +119,7 @@ export async function countStored(
     storedUnacknowledged: 0,
     unknown: 0,
     totalRows,
+    resentLeftOut: await resentLeftOut(ch, database),
   };
   const known = new Set<string>();
   for (const r of requests) {
@@ -139,6 +142,15 @@ export async function countStored(
   }
   for (const id of rows.keys()) if (!known.has(id)) c.unknown++;
   return c;
+}
+
+/** Offsets the ingest's batch log says it left out as re-sends. */
+async function resentLeftOut(ch: ClickHouseClient, database: string): Promise<number> {
+  const rs = await ch.query({
+    query: `SELECT sum(length(skipped)) AS n FROM ${database}.ingest_batches FINAL`,
+    format: 'JSONEachRow',
+  });
+  return Number((await rs.json<{ n: string | number }>())[0]?.n ?? 0);
 }
 
 /** Polls until the stored count stops growing for `quietMs` (the ingest drained), or the deadline passes. */

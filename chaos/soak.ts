@@ -171,6 +171,7 @@ export function formatReport(r: SoakReport): string[] {
     `  lost (acked, not stored):   ${c.lost}${c.lost ? ` e.g. ${c.lostSpanIds.join(',')}` : ''}`,
     `  duplicated:                 ${c.duplicated} span ids (${c.duplicateRows} extra rows)${c.duplicated ? ` e.g. ${c.duplicatedSpanIds.join(',')}` : ''}`,
     `  rows of unknown span ids:   ${c.unknown}`,
+    `  re-sends left out (ingest): ${c.resentLeftOut} message(s) Kafka held twice`,
     `  longest end-to-end delay:   ${(r.maxDelayMs / 1000).toFixed(1)} s (p99 ${(r.p99DelayMs / 1000).toFixed(1)} s, ${r.delaySampledRequests} requests sampled)`,
     `  unplanned exits restarted:  ${r.unplannedExits.length}`,
     ...r.unplannedExits.map((e) => `    ${e.name} at ${e.atS.toFixed(0)} s (${e.how}): ${e.lastLines.join(' | ')}`),

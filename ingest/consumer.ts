@@ -16,7 +16,7 @@ import {
   type OutgoingMessage,
 } from '../platform/kafka/index.ts';
 import { decodeExportTraceServiceRequestFast, type ExportTraceServiceRequest } from '../platform/otlp/index.ts';
-import { BATCH_INTENT, BATCH_STORED, type BatchLog, type BatchRange } from './batch-log.ts';
+import { BATCH_INTENT, BATCH_STORED, type BatchLog, type BatchLogEntry, type BatchRange } from './batch-log.ts';
 import { rejectedSpansLetter, undecodableLetter } from './dead-letter.ts';
 import { DedupWindow } from './dedup-window.ts';
 import { emptyFlattenResult, type FlattenOptions, type FlattenResult, flattenInto } from './flatten.ts';
@@ -451,8 +451,12 @@ export class IngestLoop {
     const blocks = columns ? assembleBlocks(arena, marks) : undefined;
     const planner = st.planner!;
     planner.remember(range);
-    const logged = { partition: p, range, messages: entries.length };
-    if (planner.deduplicates) Object.assign(logged, { messageIds: entries.map((e) => e.id()).join('') });
+    const logged: Omit<BatchLogEntry, 'state'> = {
+      partition: p,
+      range,
+      messages: entries.length,
+      ...(planner.deduplicates ? { messageIds: entries.map((e) => e.id()).join('') } : {}),
+    };
     try {
       if (!recorded) await this.o.batchLog.record([{ ...logged, state: BATCH_INTENT }]);
       await Promise.all([

@@ -2,5 +2,5 @@
 export * from './admin.ts';
 export * from './client.ts';
 export * from './consumer.ts';
-export * from './producer.ts';
 export * from './message-id.ts';
+export * from './producer.ts';

@@ -19,7 +19,10 @@ export function messageIdBytes(value: Buffer | null): Buffer {
 }
 
 /** The id of a received message, lowercase hex: its header when well-formed, else computed from its value. */
-export function messageIdOf(message: { value: Buffer | null; headers: Record<string, Buffer | string | undefined> }): string {
+export function messageIdOf(message: {
+  value: Buffer | null;
+  headers: Record<string, Buffer | string | undefined>;
+}): string {
   const h = message.headers[MESSAGE_ID_HEADER];
   if (Buffer.isBuffer(h) && h.length === MESSAGE_ID_BYTES) return h.toString('hex');
   return messageIdBytes(message.value).toString('hex');

@@ -79,7 +79,10 @@ describe('ingest consumer (real Kafka, real ClickHouse)', () => {
     try {
       assert.equal(await h.waitForCount(`${rows} AND tool_call_id LIKE 'call-3002-%'`, 5), 5);
       assert.equal(await h.count(rows), 15);
-      assert.equal(await h.count(`SELECT uniqExact(trace_id, span_id) AS n FROM ${db}.tool_calls WHERE tenant = '${tenant}'`), 15);
+      assert.equal(
+        await h.count(`SELECT uniqExact(trace_id, span_id) AS n FROM ${db}.tool_calls WHERE tenant = '${tenant}'`),
+        15,
+      );
       assert.equal(second.metrics.resentMessages.total(), 1);
       assert.equal(second.metrics.resentSpans.total(), 6, '5 tool spans and their parent');
       assert.equal(
