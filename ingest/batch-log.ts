@@ -29,13 +29,17 @@ export interface BatchLogEntry {
   range: BatchRange;
   messages: number;
   state: typeof BATCH_INTENT | typeof BATCH_STORED;
-  /** The ids of the range's messages in offset order, hex, concatenated (when re-sends are looked for). */
+  /**
+   * The ids of the range's messages in offset order, hex, concatenated (when re-sends are looked for; recorded in
+   * hex so that SQL can read them).
+   */
   messageIds?: string;
 }
 
 /** A message id remembered from a recorded range. */
 export interface RecordedMessageId {
   offset: number;
+  /** As `messageIdOf` gives it: 16 latin1 characters. */
   id: string;
 }
 
@@ -94,7 +98,9 @@ export function createBatchLog(ch: ClickHouseClient, database: string, group: st
         for (let i = 0; (i + 1) * ID_HEX <= hex.length; i++) {
           const offset = first + i;
           if (offset >= before) break;
-          if (offset >= before - window) ids.push({ offset, id: hex.slice(i * ID_HEX, (i + 1) * ID_HEX) });
+          if (offset >= before - window) {
+            ids.push({ offset, id: Buffer.from(hex.slice(i * ID_HEX, (i + 1) * ID_HEX), 'hex').toString('latin1') });
+          }
         }
       }
       return ids;

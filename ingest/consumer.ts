@@ -193,6 +193,13 @@ function hashOf(value: Buffer | null): string {
     .slice(0, 16);
 }
 
+/** The ids of `entries` in order, as the batch log records them: hex, concatenated. */
+function idsHex(entries: readonly Entry[]): string {
+  let ids = '';
+  for (const e of entries) ids += e.id();
+  return Buffer.from(ids, 'latin1').toString('hex');
+}
+
 /** The deduplication token of a batch: its offset range, plus its first message's timestamp (see the design note). */
 export function batchToken(topic: string, partition: number, range: BatchRange): string {
   return `${topic}:${partition}:${range.first}-${range.last}@${range.firstTimestamp}`;
@@ -455,7 +462,7 @@ export class IngestLoop {
       partition: p,
       range,
       messages: entries.length,
-      ...(planner.deduplicates ? { messageIds: entries.map((e) => e.id()).join('') } : {}),
+      ...(planner.deduplicates ? { messageIds: idsHex(entries) } : {}),
     };
     try {
       if (!recorded) await this.o.batchLog.record([{ ...logged, state: BATCH_INTENT }]);

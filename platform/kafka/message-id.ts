@@ -18,12 +18,15 @@ export function messageIdBytes(value: Buffer | null): Buffer {
     .subarray(0, MESSAGE_ID_BYTES);
 }
 
-/** The id of a received message, lowercase hex: its header when well-formed, else computed from its value. */
+/**
+ * The id of a received message as a 16-character latin1 string (one character per byte: a cheap Map key; `Buffer
+ * .from(id, 'latin1')` gives the bytes back): its header when well-formed, else computed from its value.
+ */
 export function messageIdOf(message: {
   value: Buffer | null;
   headers: Record<string, Buffer | string | undefined>;
 }): string {
   const h = message.headers[MESSAGE_ID_HEADER];
-  if (Buffer.isBuffer(h) && h.length === MESSAGE_ID_BYTES) return h.toString('hex');
-  return messageIdBytes(message.value).toString('hex');
+  if (Buffer.isBuffer(h) && h.length === MESSAGE_ID_BYTES) return h.toString('latin1');
+  return messageIdBytes(message.value).toString('latin1');
 }

@@ -37,6 +37,17 @@ describe('ingest config', () => {
     );
   });
 
+  it('looks for re-sent messages within 20,000 per partition unless the environment sets another window or 0', () => {
+    assert.equal(loadIngestConfig({}, {}).dedupWindow, 20_000);
+    assert.equal(loadIngestConfig({}, { TOOLTRAIL_INGEST_DEDUP_WINDOW: '0' }).dedupWindow, 0);
+    assert.equal(loadIngestConfig({}, { TOOLTRAIL_INGEST_DEDUP_WINDOW: '500' }).dedupWindow, 500);
+    assert.throws(() => loadIngestConfig({}, { TOOLTRAIL_INGEST_DEDUP_WINDOW: '-1' }), /ingest\.dedupWindow/);
+    assert.throws(
+      () => loadIngestConfig({}, { TOOLTRAIL_INGEST_DEDUP_WINDOW: 'lots' }),
+      /TOOLTRAIL_INGEST_DEDUP_WINDOW/,
+    );
+  });
+
   it('reports every bad key at once, each by name', () => {
     assert.throws(
       () => loadIngestConfig({ topic: 'same', deadLetterTopic: 'same', maxRows: 0, database: 'bad-name' }, {}),

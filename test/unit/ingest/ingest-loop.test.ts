@@ -254,6 +254,7 @@ describe('ingest loop', () => {
 describe('ingest loop, re-sent messages', () => {
   const value = (seed: number) => syntheticMessage({ tenant: 't', toolSpans: 2, seed, startMs: 1_700_000_000_000 });
   const idOf = (seed: number) => messageIdBytes(value(seed)).toString('hex');
+  const rawIdOf = (seed: number) => messageIdBytes(value(seed)).toString('latin1');
   /** Messages from offset `from` with these seeds (a repeated seed is a client's re-send of the same request). */
   const resent = (from: number, seeds: number[], highWatermark = from + seeds.length): FetchedBatch => ({
     topic: TOPIC,
@@ -294,7 +295,7 @@ describe('ingest loop, re-sent messages', () => {
   });
 
   it('after a restart, leaves out a re-send of a message stored before it (ids read back from the batch log)', async () => {
-    const f = fakes([], undefined, false, { window: 100, recent: [{ offset: 4, id: idOf(7) }] });
+    const f = fakes([], undefined, false, { window: 100, recent: [{ offset: 4, id: rawIdOf(7) }] });
     await f.loop.onBatch(resent(5, [8, 7, 9]), f.control);
     assert.equal(f.events[1], 'recent 0@5-100');
     assert.equal(f.writes[0]?.toolCalls, 4);
