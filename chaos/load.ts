@@ -2,9 +2,12 @@
  * The steady OTLP/HTTP protobuf load: requests of one trace of `spansPerRequest` tool spans, paced to `rate` spans/s,
  * every span id unique and recorded. A request counts as acknowledged only on HTTP 200; 429/503 are refused with
  * retry and sent again after Retry-After, as an OTLP exporter does; connection errors and timeouts are retried too.
+ * A share of the 200s (`lostAnswers`) is treated as never received: the request is sent again, as an exporter does
+ * when its connection drops or its timeout fires after the collector stored the spans.
  */
 import { Agent, request as httpRequest } from 'node:http';
 import { encodeExportTraceServiceRequest } from '../platform/otlp/index.ts';
+import { mulberry32 } from '../platform/seeded-random.ts';
 import { syntheticRequest } from '../test/support/ingest.ts';
 
 export interface LoadOptions {
@@ -18,6 +21,8 @@ export interface LoadOptions {
   /** Requests in flight at most for the steady load (a burst bypasses it). */
   maxInFlight?: number;
   requestTimeoutMs?: number;
+  /** Share of the 200s the client acts as if it never got (0 to 1; seeded): it sends the request again. */
+  lostAnswers?: number;
 }
 
 export interface PendingRequest {
@@ -44,6 +49,8 @@ export interface LoadCounters {
   /** Any other status: a request the collector rejected for good (must stay 0: the load is valid). */
   rejected: number;
   rejectedStatuses: Record<string, number>;
+  /** 200s treated as lost (`lostAnswers`): each one puts the same request into Kafka once more. */
+  answersLost: number;
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -63,6 +70,7 @@ export class LoadGenerator {
     timeouts: 0,
     rejected: 0,
     rejectedStatuses: {},
+    answersLost: 0,
   };
   private readonly agent = new Agent({ keepAlive: true, maxSockets: 256 });
   private readonly retryTimers = new Set<NodeJS.Timeout>();
@@ -70,8 +78,11 @@ export class LoadGenerator {
   private running = false;
   private loop: Promise<void> | undefined;
   private readonly startMs = Date.now();
+  private readonly rand: () => number;
 
-  constructor(private readonly o: LoadOptions) {}
+  constructor(private readonly o: LoadOptions) {
+    this.rand = mulberry32(o.seed ^ 0x5eed);
+  }
 
   /** Requests not acknowledged yet (waiting for a retry or in flight). */
   get unacknowledged(): number {
@@ -182,7 +193,11 @@ export class LoadGenerator {
       return;
     }
     const { status } = outcome;
-    if (status === 200) {
+    if (status === 200 && this.rand() < (this.o.lostAnswers ?? 0)) {
+      // The collector stored the spans but the client never heard: it sends them again.
+      this.counters.answersLost++;
+      this.retryLater(p, 1_000);
+    } else if (status === 200) {
       p.ackedAt = performance.now();
       this.counters.requestsAcked++;
       this.counters.spansAcked += p.spanIds.length;

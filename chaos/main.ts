@@ -2,7 +2,7 @@
  * `npm run chaos`: a bounded soak on loopback against private Kafka and ClickHouse instances (chaos/README.md).
  *
  *   npm run chaos -- [--duration 10m] [--rate 1000] [--seed 1] [--faults ingest-kill9,kafka-restart,...]
- *     [--clickhouse-outage 30s] [--burst-concurrency 256] [--burst-duration 5s]
+ *     [--clickhouse-outage 30s] [--burst-concurrency 256] [--burst-duration 5s] [--lost-answers 0.01]
  *
  * Exits 1 when an acknowledged span was lost or a span was stored twice.
  */
@@ -19,6 +19,14 @@ export function parseDuration(v: string): number {
   return m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1_000;
 }
 
+/** `0.01` -> 0.01; a share must be in [0, 1]. */
+export function shareOf(v: string): number {
+  const n = Number(v);
+  if (v.trim() === '' || !Number.isFinite(n) || n < 0 || n > 1)
+    throw new Error(`"${v}" is not a share between 0 and 1`);
+  return n;
+}
+
 const { values: a } = parseArgs({
   options: {
     duration: { type: 'string', default: '10m' },
@@ -28,6 +36,7 @@ const { values: a } = parseArgs({
     'clickhouse-outage': { type: 'string', default: `${DEFAULT_SOAK.clickhouseOutageMs / 1000}s` },
     'burst-concurrency': { type: 'string', default: String(DEFAULT_SOAK.burstConcurrency) },
     'burst-duration': { type: 'string', default: `${DEFAULT_SOAK.burstMs / 1000}s` },
+    'lost-answers': { type: 'string', default: String(DEFAULT_SOAK.lostAnswers) },
   },
 });
 
@@ -53,6 +62,7 @@ const report = await runSoak({
   clickhouseOutageMs: parseDuration(a['clickhouse-outage']),
   burstConcurrency: Number(a['burst-concurrency']),
   burstMs: parseDuration(a['burst-duration']),
+  lostAnswers: shareOf(a['lost-answers']),
   log,
   onStack: (s) => {
     stack = s;

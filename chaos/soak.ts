@@ -21,6 +21,8 @@ export interface SoakOptions extends FaultOptions {
   spansPerRequest: number;
   seed: number;
   faults: FaultKind[];
+  /** Share of the collector's 200s the load acts as if it never got, re-sending the request (see load.ts). */
+  lostAnswers: number;
   /** How long to keep retrying unacknowledged requests after the load stops. */
   retryDrainMs: number;
   /** How long to wait for the ingest to store everything acknowledged. */
@@ -52,6 +54,7 @@ export const DEFAULT_SOAK: Omit<SoakOptions, 'log'> = {
   spansPerRequest: 20,
   seed: 1,
   faults: ['ingest-kill9', 'kafka-restart', 'clickhouse-outage', 'collector-restart', 'collector-saturation'],
+  lostAnswers: 0.01,
   clickhouseOutageMs: 30_000,
   burstConcurrency: 256,
   burstMs: 5_000,
@@ -97,6 +100,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     rate: o.rate,
     spansPerRequest: o.spansPerRequest,
     seed: o.seed,
+    lostAnswers: o.lostAnswers,
   });
   const poller = new VisibilityPoller(stack.ch, stack.clickhouse.endpoint, stack.database);
   try {
@@ -165,6 +169,7 @@ export function formatReport(r: SoakReport): string[] {
     `  acknowledged (200):         ${l.spansAcked}`,
     `  refused with retry:         ${l.spansRefused} span-attempts (${l.refused429} x 429, ${l.refused503} x 503)`,
     `  connection errors/timeouts: ${l.connectionErrors} / ${l.timeouts} (retried)`,
+    `  answers lost (re-sent):     ${l.answersLost} request(s) the collector had acknowledged, sent again`,
     `  rejected (other status):    ${l.rejected}${l.rejected ? ` ${JSON.stringify(l.rejectedStatuses)}` : ''}`,
     `  never acknowledged:         ${r.neverAcknowledgedRequests} request(s)`,
     `  stored:                     ${c.stored} (+${c.storedUnacknowledged} stored though never acknowledged)`,

@@ -22,7 +22,7 @@ function processesUsing(home: string): number[] {
   return [...new Set(found)];
 }
 
-test('no acknowledged span is lost and none is stored twice while the ingest is killed -9, Kafka restarts, ClickHouse is down, the collector restarts and is saturated', {
+test('no acknowledged span is lost and none is stored twice while the ingest is killed -9, Kafka restarts, ClickHouse is down, the collector restarts and is saturated, and clients re-send requests whose answer they lost', {
   timeout: 8 * 60_000,
 }, async (t) => {
   let home = '';
@@ -62,4 +62,9 @@ test('no acknowledged span is lost and none is stored twice while the ingest is 
   assert.equal(report.counts.stored, report.load.spansAcked, 'every acknowledged span was stored');
   assert.equal(report.load.spansAcked, report.load.spansSent);
   assert.ok(report.delaySampledRequests > 0, 'the delay was sampled');
+  assert.ok(report.load.answersLost > 0, 'some answers were lost: Kafka held those requests twice');
+  assert.ok(
+    report.counts.resentLeftOut >= report.load.answersLost,
+    `the ingest left out ${report.counts.resentLeftOut} re-sent messages for ${report.load.answersLost} lost answers`,
+  );
 });
