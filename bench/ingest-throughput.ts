@@ -36,6 +36,8 @@ import {
   deleteTopics,
   ensureTopics,
   fetchConsumerLag,
+  MESSAGE_ID_HEADER,
+  messageIdBytes,
 } from '../platform/kafka/index.ts';
 import { decodeExportTraceServiceRequest, encodeExportTraceServiceRequest } from '../platform/otlp/index.ts';
 import { loadServicesConfig } from '../services/config.ts';
@@ -120,10 +122,15 @@ async function prefill(topic: string, messages: number): Promise<void> {
   for (let i = 0; i < messages; i += 200) {
     const batch = [];
     for (let j = i; j < Math.min(messages, i + 200); j++) {
-      batch.push({
-        key: `trace-${j}`,
-        value: syntheticMessage({ tenant: 'bench', toolSpans: SPANS_PER_MESSAGE, seed: j, startMs, warningEvery: 16 }),
+      const value = syntheticMessage({
+        tenant: 'bench',
+        toolSpans: SPANS_PER_MESSAGE,
+        seed: j,
+        startMs,
+        warningEvery: 16,
       });
+      // As the collector writes them: with its id header, so the ingest does not hash the value itself.
+      batch.push({ key: `trace-${j}`, value, headers: { [MESSAGE_ID_HEADER]: messageIdBytes(value) } });
     }
     await producer.send(topic, batch);
   }
