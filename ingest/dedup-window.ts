@@ -31,7 +31,7 @@ export class DedupWindow {
     this.evictBefore(offset - this.size);
   }
 
-  /** Ids remembered (for tests and metrics). */
+  /** Ids remembered (tests check that the memory stays bounded). */
   get count(): number {
     return this.latest.size;
   }
