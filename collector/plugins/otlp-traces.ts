@@ -62,7 +62,7 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
   const admission = new Admission(limits.maxConcurrentRequests, limits.maxInFlightBytes);
   metrics.trackInFlight(admission.state);
   const states = new WeakMap<FastifyRequest, RequestState>();
-  const release = async (request: FastifyRequest) => {
+  const release = (request: FastifyRequest): void => {
     const s = states.get(request);
     if (!s) return;
     states.delete(request);
@@ -87,7 +87,7 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
     return body;
   });
 
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     if (!admission.tryEnter()) {
       throw refuse.throttled(
         'concurrency_limit',
@@ -96,13 +96,15 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
       );
     }
     states.set(request, { entered: true, bytes: 0 });
+    // The response's 'close' fires on every ending (sent, client gone, parser error on the connection, timeout);
+    // onResponse and onRequestAbort miss the ones where the socket dies under a request already read.
+    reply.raw.once('close', () => release(request));
   });
   app.addHook('onResponse', async (request, reply) => {
-    await release(request);
+    release(request);
     metrics.requests.inc({ status: String(reply.statusCode) });
     metrics.requestDuration.observe(reply.elapsedTime / 1_000);
   });
-  app.addHook('onRequestAbort', release);
 
   app.setErrorHandler((error: FastifyError | CollectorHttpError, request, reply) => {
     let e: CollectorHttpError;
