@@ -6,11 +6,11 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { type SchemaConfig, SchemaConfigSchema } from '../ingest/schema/config.ts';
 import { AuthErrorBody } from '../platform/auth/api-auth.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { errorBodySchema } from '../platform/http/error-body.ts';
 import { TENANT_PATTERN } from '../reconstruct/ids.ts';
+import { type SchemaConfig, SchemaConfigSchema } from '../schema/config.ts';
 import { verifyReportJsonSchema } from './report.ts';
 import { verifyDigests, verifyRangeProblem } from './verify.ts';
 

@@ -10,8 +10,8 @@
  * Late batches (recorded after their hour closed) are listed as backfill: explicit, not failures.
  */
 import { z } from 'zod';
-import type { SchemaConfig } from '../ingest/schema/config.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import type { SchemaConfig } from '../schema/config.ts';
 import { columnIndex, entryHash, selectList, TABLE_SPECS, type TableSpec } from './canonical.ts';
 import { type DigestHeader, digestHash, keyId, rowsHash, signatureValid } from './chain.ts';
 import type { Backfill, ChainHead, VerifyIssue, VerifyReport } from './report.ts';

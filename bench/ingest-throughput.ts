@@ -25,8 +25,6 @@ import { loadCollectorConfig } from '../collector/config.ts';
 import { createCollector } from '../collector/factory.ts';
 import { type IngestConfig, loadIngestConfig } from '../ingest/config.ts';
 import { emptyFlattenResult, flattenInto } from '../ingest/flatten.ts';
-import { DEFAULT_RETENTION_DAYS } from '../ingest/schema/config.ts';
-import { migrateUp } from '../ingest/schema/migrations.ts';
 import { startIngest } from '../ingest/service.ts';
 import { createClickHouseWriter, type WireFormat } from '../ingest/writer.ts';
 import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
@@ -40,6 +38,8 @@ import {
   messageIdBytes,
 } from '../platform/kafka/index.ts';
 import { decodeExportTraceServiceRequest, encodeExportTraceServiceRequest } from '../platform/otlp/index.ts';
+import { DEFAULT_RETENTION_DAYS } from '../schema/config.ts';
+import { migrateUp } from '../schema/migrations.ts';
 import { loadServicesConfig } from '../services/config.ts';
 import { syntheticMessage, syntheticRequest } from '../test/support/ingest.ts';
 import { postOtlp } from './support/post-otlp.ts';

@@ -26,11 +26,11 @@ import {
   systemClock,
   warningsCommandRows,
 } from '../alerts/index.ts';
-import { schemaConfigFromEnv } from '../ingest/schema/config.ts';
 import { createReadClickHouse } from '../platform/auth/read-clickhouse.ts';
 import { type ReadScope, ReadScopeError, resolveReadScope, withinScope } from '../platform/auth/read-scope.ts';
 import { TokenConfigError } from '../platform/auth/tokens.ts';
 import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
+import { schemaConfigFromEnv } from '../schema/config.ts';
 import { loadServicesConfig } from '../services/config.ts';
 
 export interface AlertsCliIo {

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { schemaConfigFromEnv } from '../ingest/schema/config.ts';
-import { loadMigrations, migrateDown, migrateUp, renderSql } from '../ingest/schema/migrations.ts';
 import { createClickHouse } from '../platform/clickhouse.ts';
+import { schemaConfigFromEnv } from '../schema/config.ts';
+import { loadMigrations, migrateDown, migrateUp, renderSql } from '../schema/migrations.ts';
 import { loadServicesConfig } from '../services/config.ts';
 
 export function registerMigrateCommand(program: Command): void {

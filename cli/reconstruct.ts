@@ -7,7 +7,6 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createVerifyOptions, parseTimeOption, renderVerifyText } from '../audit/cli-support.ts';
 import { verifyDigests, verifyRangeProblem } from '../audit/verify.ts';
-import { schemaConfigFromEnv } from '../ingest/schema/config.ts';
 import { createReadClickHouse } from '../platform/auth/read-clickhouse.ts';
 import { API_TOKENS_ENV, TokenConfigError, TokenDirectory } from '../platform/auth/tokens.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
@@ -24,6 +23,7 @@ import { NotFoundError, reconstructSession, reconstructTrace } from '../reconstr
 import { renderReconstructionHtml } from '../reconstruct/render-html.ts';
 import { renderReconstructionText } from '../reconstruct/render-terminal.ts';
 import { reconstructionJsonSchema } from '../reconstruct/timeline.ts';
+import { schemaConfigFromEnv } from '../schema/config.ts';
 import { loadServicesConfig } from '../services/config.ts';
 
 interface ReconstructFlags {

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { DEFAULT_PORT, parseTokenList, TOKENS_ENV } from '../collector/config.ts';
-import { schemaConfigFromEnv } from '../ingest/schema/config.ts';
+import { schemaConfigFromEnv } from '../schema/config.ts';
 import { loadServicesConfig } from '../services/config.ts';
 import { defaultPagesFile, startStack } from '../stack/stack.ts';
 

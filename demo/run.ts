@@ -28,12 +28,12 @@ import {
 } from '../alerts/index.ts';
 import { verifyDigests } from '../audit/verify.ts';
 import { OtelResource } from '../contract/index.ts';
-import type { SchemaConfig } from '../ingest/schema/config.ts';
 import { createTooltrail } from '../instrumentation/index.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { reconstructSession } from '../reconstruct/reconstruct.ts';
 import { renderReconstructionHtml } from '../reconstruct/render-html.ts';
 import { renderReconstructionText } from '../reconstruct/render-terminal.ts';
+import type { SchemaConfig } from '../schema/config.ts';
 import { loadServicesConfig } from '../services/config.ts';
 import { startStack } from '../stack/stack.ts';
 import { formatAgentRun, runCleanupAgent } from './agent/index.ts';

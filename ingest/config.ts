@@ -4,8 +4,8 @@
  * ClickHouse), the environment, command-line flags.
  */
 import { z } from 'zod';
+import { DEFAULT_DATABASE } from '../schema/config.ts';
 import { loadServicesConfig } from '../services/config.ts';
-import { DEFAULT_DATABASE } from './schema/config.ts';
 
 export const DEFAULT_TOPIC = 'otlp_spans';
 export const DEFAULT_GROUP_ID = 'tooltrail-ingest';

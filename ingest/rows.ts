@@ -1,5 +1,5 @@
 /**
- * The rows the ingest writes, one interface per table, keyed by column name (see ingest/schema/migrations for what
+ * The rows the ingest writes, one interface per table, keyed by column name (see schema/migrations for what
  * each column means). Values are already in the form ClickHouse's JSON input formats take:
  * - timestamps (`DateTime64(9)`) are unix seconds with nine decimals as a string, e.g. `'1700000000.123456789'`,
  *   exact to the nanosecond (a JS number cannot hold nanoseconds since 1970);

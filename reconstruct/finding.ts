@@ -4,8 +4,8 @@
  * Findings are written by alerts/ (table `findings`); this module only reads that table.
  */
 import { z } from 'zod';
-import type { SchemaConfig } from '../ingest/schema/config.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import type { SchemaConfig } from '../schema/config.ts';
 import { NotFoundError, type ReconstructOptions, reconstructSession, reconstructTrace } from './reconstruct.ts';
 import { selectRows } from './sql.ts';
 import type { Reconstruction } from './timeline.ts';

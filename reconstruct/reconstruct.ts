@@ -3,8 +3,8 @@
  * ClickHouse holds (sql/*.sql, parameters bound) and hands it to the pure builder (build.ts).
  */
 import { z } from 'zod';
-import type { SchemaConfig } from '../ingest/schema/config.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import type { SchemaConfig } from '../schema/config.ts';
 import { buildSessionTimeline } from './build.ts';
 import { type CallRow, CallRowSchema, KnownSpanSchema, type SessionData, WarningDetailRowSchema } from './rows.ts';
 import { selectRows } from './sql.ts';

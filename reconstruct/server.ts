@@ -7,10 +7,10 @@
  */
 import Fastify, { type FastifyInstance } from 'fastify';
 import { verifyApiPlugin } from '../audit/api.ts';
-import type { SchemaConfig } from '../ingest/schema/config.ts';
 import { type ApiAuthOptions, apiAuthPlugin } from '../platform/auth/api-auth.ts';
 import { isLoopback } from '../platform/auth/tokens.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import type { SchemaConfig } from '../schema/config.ts';
 import { reconstructApiPlugin } from './api.ts';
 
 export const MAX_PARAM_LENGTH = 1024;

@@ -17,10 +17,10 @@ import {
 } from '../collector/index.ts';
 import { defaultIngestConfig } from '../ingest/config.ts';
 import { DirectSink } from '../ingest/direct.ts';
-import { type SchemaConfig, SchemaConfigSchema } from '../ingest/schema/config.ts';
-import { migrateUp } from '../ingest/schema/migrations.ts';
 import { type RunningIngest, startIngest } from '../ingest/service.ts';
 import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
+import { type SchemaConfig, SchemaConfigSchema } from '../schema/config.ts';
+import { migrateUp } from '../schema/migrations.ts';
 import { alertmanagerReady } from '../services/alertmanager/alertmanager.ts';
 import { clickhouseService } from '../services/clickhouse/clickhouse.ts';
 import type { ServicesConfig } from '../services/config.ts';

@@ -3,10 +3,10 @@
  * it: a test that silently skips is a defect.
  */
 import { randomBytes } from 'node:crypto';
-import { DEFAULT_RETENTION_DAYS, type SchemaConfig } from '../../ingest/schema/config.ts';
-import { migrateUp } from '../../ingest/schema/migrations.ts';
 import { type ClickHouseClient, createClickHouse, pingClickHouse } from '../../platform/clickhouse.ts';
 import { createKafkaClient, describeCluster, type KafkaClient } from '../../platform/kafka/index.ts';
+import { DEFAULT_RETENTION_DAYS, type SchemaConfig } from '../../schema/config.ts';
+import { migrateUp } from '../../schema/migrations.ts';
 import { alertmanagerReady } from '../../services/alertmanager/alertmanager.ts';
 import { loadServicesConfig, type ServicesConfig } from '../../services/config.ts';
 

@@ -11,9 +11,9 @@ import { after, before, test } from 'node:test';
 import { parse } from 'yaml';
 import { SQL_DIR } from '../../../dashboards/clickhouse-query.ts';
 import { renderPanelSql } from '../../../dashboards/macros.ts';
-import { DEFAULT_RETENTION_DAYS } from '../../../ingest/schema/config.ts';
-import { migrateUp } from '../../../ingest/schema/migrations.ts';
 import { type ClickHouseClient, createClickHouse } from '../../../platform/clickhouse.ts';
+import { DEFAULT_RETENTION_DAYS } from '../../../schema/config.ts';
+import { migrateUp } from '../../../schema/migrations.ts';
 import { type OwnClickHouse, startOwnClickHouse } from './own-clickhouse.ts';
 
 const ROOT = join(import.meta.dirname, '../../..');

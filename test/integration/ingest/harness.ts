@@ -3,8 +3,6 @@
  * test, a producer, and polling helpers. Everything it opens, `close()` removes.
  */
 import { type IngestConfig, loadIngestConfig } from '../../../ingest/config.ts';
-import { DEFAULT_RETENTION_DAYS } from '../../../ingest/schema/config.ts';
-import { migrateUp } from '../../../ingest/schema/migrations.ts';
 import { createClickHouse } from '../../../platform/clickhouse.ts';
 import {
   createIdempotentProducer,
@@ -15,6 +13,8 @@ import {
   type KafkaClient,
   type Producer,
 } from '../../../platform/kafka/index.ts';
+import { DEFAULT_RETENTION_DAYS } from '../../../schema/config.ts';
+import { migrateUp } from '../../../schema/migrations.ts';
 import { freshDatabase, requireKafka, services, type TestDatabase, uniqueName } from '../../support/services.ts';
 
 export interface Harness {

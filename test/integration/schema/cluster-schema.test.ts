@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { loadMigrations, renderSql, splitStatements } from '../../../ingest/schema/migrations.ts';
 import { createClickHouse } from '../../../platform/clickhouse.ts';
+import { loadMigrations, renderSql, splitStatements } from '../../../schema/migrations.ts';
 import { requireClickHouse, services } from '../../support/services.ts';
 
 describe('cluster schema variant (real ClickHouse parser)', () => {

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { createDigestRecorder } from '../../../audit/recorder.ts';
 import { verifyDigests } from '../../../audit/verify.ts';
 import { flatten } from '../../../ingest/flatten.ts';
-import { loadMigrations, migrateDown, migrateUp } from '../../../ingest/schema/migrations.ts';
 import { createClickHouseWriter } from '../../../ingest/writer.ts';
+import { loadMigrations, migrateDown, migrateUp } from '../../../schema/migrations.ts';
 import { syntheticRequest } from '../../support/ingest.ts';
 import { freshDatabase, type TestDatabase, uniqueName } from '../../support/services.ts';
 

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { engineFor, loadMigrations, renderSql, splitStatements } from '../../../ingest/schema/migrations.ts';
+import { engineFor, loadMigrations, renderSql, splitStatements } from '../../../schema/migrations.ts';
 
 const cluster = { database: 'tooltrail', retentionDays: 400, cluster: 'prod' };
 const single = { database: 'tooltrail', retentionDays: 400 };

@@ -12,7 +12,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { ClickHouseClient } from '../../platform/clickhouse.ts';
+import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { type SchemaConfig, SchemaConfigSchema } from './config.ts';
 
 export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
