@@ -63,7 +63,7 @@ interface ChainState {
 // One state per (database, chain) in the process: two writers of one process share the chain instead of forking it.
 const chains = new Map<string, ChainState>();
 
-const HeadRow = z.object({ seq: z.string().regex(/^\d+$/), digest_hash: z.string() });
+const HeadRow = z.object({ seq_text: z.string().regex(/^\d+$/), digest_hash: z.string() });
 
 function chTime(ms: number, withMs: boolean): string {
   const iso = new Date(ms).toISOString();
@@ -90,7 +90,7 @@ export function createDigestRecorder(ch: ClickHouseClient, options: DigestRecord
       format: 'JSONEachRow',
     });
     const rows = (await rs.json<unknown>()).map((r) => HeadRow.parse(r));
-    const h = rows[0] ? { seq: Number(rows[0].seq), hash: rows[0].digest_hash } : { seq: 0, hash: '' };
+    const h = rows[0] ? { seq: Number(rows[0].seq_text), hash: rows[0].digest_hash } : { seq: 0, hash: '' };
     return h;
   }
 
