@@ -8,6 +8,7 @@ import { ServiceError } from '../services/errors.ts';
 import { registerAlertsCommands } from './alerts.ts';
 import { registerCollectorCommand } from './collector.ts';
 import { registerIngestCommand } from './ingest.ts';
+import { registerMcpProxyCommand } from './mcp-proxy.ts';
 import { registerMigrateCommand } from './migrate.ts';
 import { registerReconstructCommands } from './reconstruct.ts';
 import { registerServicesCommand } from './services.ts';
@@ -34,6 +35,7 @@ export function buildProgram(options: ProgramOptions = {}): Command {
   registerIngestCommand(program);
   registerAlertsCommands(program);
   registerReconstructCommands(program);
+  registerMcpProxyCommand(program);
   return program;
 }
 

@@ -26,6 +26,28 @@ export const OtelAttr = {
   ERROR_TYPE: 'error.type',
 } as const;
 
+/**
+ * OpenTelemetry MCP semantic conventions (semantic-conventions-genai, development status) on the MCP proxy's spans.
+ * Span name: `{mcp.method.name} {target}` (the tool, prompt or resource), e.g. `tools/call delete_entities`.
+ */
+export const McpAttr = {
+  METHOD_NAME: 'mcp.method.name',
+  /** The Streamable HTTP session (`Mcp-Session-Id`), when there is one. */
+  SESSION_ID: 'mcp.session.id',
+  PROTOCOL_VERSION: 'mcp.protocol.version',
+  RESOURCE_URI: 'mcp.resource.uri',
+  PROMPT_NAME: 'gen_ai.prompt.name',
+  JSONRPC_REQUEST_ID: 'jsonrpc.request.id',
+  JSONRPC_PROTOCOL_VERSION: 'jsonrpc.protocol.version',
+  /** The JSON-RPC error code of a failed request, as a string. */
+  RPC_RESPONSE_STATUS_CODE: 'rpc.response.status_code',
+  /** `pipe` (stdio) or `tcp` (Streamable HTTP). */
+  NETWORK_TRANSPORT: 'network.transport',
+} as const;
+
+/** `error.type` of a tool call whose result said `isError: true` (MCP semantic conventions). */
+export const MCP_TOOL_ERROR = 'tool_error' as const;
+
 /** The value of `gen_ai.operation.name` on tool spans. */
 export const EXECUTE_TOOL = 'execute_tool' as const;
 
