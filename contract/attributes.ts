@@ -5,7 +5,7 @@ import { CONTINUATION_KINDS, EFFECTS, GUARD_DECISIONS, MUTATION_BASES, RESULT_ST
  * Every stage imports these constants; no attribute literal appears anywhere else.
  * Documented in docs/semantic-conventions.md; bump SEMCONV_VERSION on any change.
  */
-export const SEMCONV_VERSION = '1.1.0' as const;
+export const SEMCONV_VERSION = '1.2.0' as const;
 
 /** OpenTelemetry GenAI semantic conventions used on tool spans. */
 export const GenAi = {

@@ -66,5 +66,9 @@ export const GUARD_FINDING_CODES = [
   'SCOPE_MISMATCH',
   'TARGETS_NOT_IN_EVIDENCE',
   'TARGETS_PRESENT_IN_EVIDENCE',
+  /** The targets could not be read from the arguments by the tool's policy (JSON pointer or function). */
+  'TARGETS_UNREADABLE',
+  /** A read relied on is older than the evidence window. */
+  'EVIDENCE_STALE',
 ] as const;
 export type GuardFindingCode = (typeof GUARD_FINDING_CODES)[number];

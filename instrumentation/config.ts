@@ -23,12 +23,15 @@ export const TooltrailConfigSchema = z.object({
   maxRecordedChars: z.number().int().positive(),
   /** How many reads per session the guard remembers as evidence (oldest forgotten first). */
   evidenceLedgerSize: z.number().int().positive(),
+  /** Reads older than this (ms) are not evidence (`EVIDENCE_STALE`); a tool policy's `evidenceWindow` overrides it. */
+  evidenceMaxAgeMs: z.number().int().positive(),
 });
 
 export type TooltrailConfig = z.infer<typeof TooltrailConfigSchema>;
 
 export const DEFAULT_MAX_RECORDED_CHARS = 4096;
 export const DEFAULT_EVIDENCE_LEDGER_SIZE = 1000;
+export const DEFAULT_EVIDENCE_MAX_AGE_MS = 15 * 60 * 1000;
 
 export function defaultConfig(): TooltrailConfig {
   return {
@@ -37,6 +40,7 @@ export function defaultConfig(): TooltrailConfig {
     record: { arguments: {}, result: {} },
     maxRecordedChars: DEFAULT_MAX_RECORDED_CHARS,
     evidenceLedgerSize: DEFAULT_EVIDENCE_LEDGER_SIZE,
+    evidenceMaxAgeMs: DEFAULT_EVIDENCE_MAX_AGE_MS,
   };
 }
 

@@ -76,18 +76,30 @@ export interface GuardInput {
   /** The session's records for each evidence ref, in order (empty = the session never saw that read). */
   resolved: readonly { ref: EvidenceRef; records: readonly EvidenceRecord[] }[];
   onUnsafeEvidence: Exclude<GuardDecision, 'allowed'>;
+  /** When the mutation is judged (ms, same clock as the records' `at`). */
+  now: number;
+  /** Evidence older than this is `EVIDENCE_STALE`. */
+  maxAgeMs: number;
+  /** `ledger`: the plan was derived from the tool's policy and the session's reads, not declared by the caller. */
+  origin?: 'plan' | 'ledger';
+  /** Problems found while deriving the plan (targets that could not be read from the arguments). */
+  planFindings?: readonly GuardFinding[];
 }
 
 export function decideMutation(input: GuardInput): GuardVerdict {
   const { plan } = input;
   if (plan === undefined) return planless(input);
-  const findings: GuardFinding[] = [];
+  const findings: GuardFinding[] = [...(input.planFindings ?? [])];
   const relied: EvidenceRecord[] = [];
   const callIds = new Set<string>();
   const snapshots = new Set<string>();
 
   if (plan.evidence.length === 0) {
-    findings.push({ code: 'NO_EVIDENCE', message: `a ${plan.basis}-based mutation declared no evidence` });
+    const message =
+      input.origin === 'ledger'
+        ? `the session has no read of ${plan.resource ?? 'the resource'} for this ${plan.basis}-based mutation to rely on`
+        : `a ${plan.basis}-based mutation declared no evidence`;
+    findings.push({ code: 'NO_EVIDENCE', message });
   }
   for (const { ref, records } of input.resolved) {
     const label = typeof ref === 'string' ? `snapshot ${ref}` : `read ${ref.callId}`;
@@ -122,6 +134,14 @@ export function decideMutation(input: GuardInput): GuardVerdict {
   }
 
   for (const r of relied) {
+    const age = input.now - r.at;
+    if (age > input.maxAgeMs) {
+      findings.push({
+        code: 'EVIDENCE_STALE',
+        message: `read ${r.callId} (${r.toolName}) is ${Math.round(age / 1000)} s old; evidence may be at most ${Math.round(input.maxAgeMs / 1000)} s old`,
+        callId: r.callId,
+      });
+    }
     if (plan.basis === 'absence' && r.complete && !r.scope) {
       findings.push({
         code: 'EVIDENCE_SCOPE_UNDECLARED',

@@ -19,6 +19,7 @@ export type {
   EvidenceSummary,
   GuardFinding,
   GuardFindingCode,
+  GuardVerdict,
   MutationPlan,
   RecoveryOption,
   ReviewRequest,
@@ -27,6 +28,7 @@ export { contractJsonSchema } from './json-schema.ts';
 export type {
   InstrumentedMcpClient,
   InstrumentMcpOptions,
+  McpArguments,
   McpCallOptions,
   McpCallOutcome,
   McpToolPolicy,
@@ -34,6 +36,16 @@ export type {
 export { instrumentMcpClient, interpretMcpResult } from './mcp.ts';
 export type { CollectAllPagesOptions, PageRequest, PagerBudget, PagerClock } from './pager.ts';
 export { collectAllPages, defaultPagerBudget, SourceError } from './pager.ts';
+export type {
+  EvidenceWindow,
+  MutationPolicy,
+  ReadPolicy,
+  TargetSelector,
+  TargetsRead,
+  ToolPolicy,
+  ToolPolicyInput,
+} from './policy.ts';
+export { parseToolPolicies, readTargets, ToolPolicySchema } from './policy.ts';
 export type { FieldPolicies, FieldPolicy } from './redaction.ts';
 export type { CompletenessState, InterpretedResult, NextStep, ReasonInput, Recognition } from './results.ts';
 export {
@@ -54,5 +66,16 @@ export type {
   ReadOutcome,
   ToolCallContext,
 } from './tool-call.ts';
-export type { MutationTool, ReadTool, ToolDefinition, Tooltrail, TooltrailOptions } from './tooltrail.ts';
+export type {
+  ExternalRead,
+  MutationCall,
+  MutationDefinition,
+  MutationJudgement,
+  MutationTool,
+  ReadDefinition,
+  ReadTool,
+  ToolDefinition,
+  Tooltrail,
+  TooltrailOptions,
+} from './tooltrail.ts';
 export { createTooltrail } from './tooltrail.ts';

@@ -9,6 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Effect } from '../contract/codes.ts';
 import type { GuardMode } from './config.ts';
 import type { MutationPlan } from './guard.ts';
+import type { MutationPolicy, ReadPolicy } from './policy.ts';
 import type { FieldPolicies } from './redaction.ts';
 import type { InterpretedResult } from './results.ts';
 import { errorResult, interpretToolResult, partialResult, unknownResult } from './results.ts';
@@ -19,8 +20,16 @@ import type { Tooltrail } from './tooltrail.ts';
 /** The part of the SDK's Client this wrapper uses. */
 export type McpClientLike = Pick<Client, 'callTool' | 'listTools'>;
 
+/** The arguments of an MCP tool call, as the model sent them. */
+export type McpArguments = Record<string, unknown> | undefined;
+
 export interface McpToolPolicy {
   effect?: Effect;
+  /**
+   * Reads: the resource their results describe. Mutations: how to judge a call that comes without a plan (resource,
+   * basis, targets from the arguments, evidence window); a `plan` in the call options still wins.
+   */
+  policy?: ReadPolicy | MutationPolicy<McpArguments>;
   record?: { arguments?: FieldPolicies; result?: FieldPolicies };
   itemId?: (item: unknown) => string | number | undefined;
 }
@@ -65,18 +74,21 @@ export function instrumentMcpClient(
   options: InstrumentMcpOptions = {},
 ): InstrumentedMcpClient {
   const annotated = new Map<string, Effect>();
-  const bindings = new Map<string, ToolBinding<CallToolResult, unknown>>();
+  const bindings = new Map<string, ToolBinding<CallToolResult, unknown, McpArguments>>();
   const bound = (name: string) => {
     let tool = bindings.get(name);
     if (!tool) {
       const policy = options.tools?.[name] ?? {};
-      tool = tooltrail.runner.bind<CallToolResult, unknown>({
+      const declared = policy.policy;
+      tool = tooltrail.runner.bind<CallToolResult, unknown, McpArguments>({
         toolName: name,
         toolType: options.toolType,
         recordArguments: policy.record?.arguments,
         recordResult: policy.record?.result,
         interpret: interpretMcpResult,
         itemId: policy.itemId,
+        resource: declared?.resource,
+        policy: declared !== undefined && 'basis' in declared ? declared : undefined,
       });
       // Names come from the model: cache a bounded number of them.
       if (bindings.size < MAX_CACHED_TOOLS) bindings.set(name, tool);

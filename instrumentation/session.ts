@@ -18,10 +18,13 @@ export interface EvidenceRecord {
   callId: string;
   toolName: string;
   sequence: number;
+  /** When the read was recorded (ms since the epoch, from the configured clock): evidence has an age. */
+  at: number;
   status: ResultStatus;
   complete: boolean;
   reasons: readonly Reason[];
   continuation: Continuation;
+  /** What the read covered: its result's scope, else `{ resource }` from its tool's policy. */
   scope?: Scope;
   itemCount?: number;
   /** Ids of the returned items, when the tool's items have ids. */
@@ -64,6 +67,17 @@ export class EvidenceLedger {
       const r = this.#ring[n % this.#ring.length];
       // A record replaced by a later one with the same call id is not a read of its own.
       if (r !== undefined && r.scope?.snapshot === snapshot && this.#byCall.get(r.callId) === n) out.push(r);
+    }
+    return out;
+  }
+
+  /** Every remembered read of this resource, newest first. */
+  byResource(resource: string): EvidenceRecord[] {
+    this.#sync();
+    const out: EvidenceRecord[] = [];
+    for (let n = this.#added - 1; n >= this.#oldest(); n -= 1) {
+      const r = this.#ring[n % this.#ring.length];
+      if (r !== undefined && r.scope?.resource === resource && this.#byCall.get(r.callId) === n) out.push(r);
     }
     return out;
   }

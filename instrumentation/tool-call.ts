@@ -18,6 +18,8 @@ import type { Continuation, Reason, ToolResult } from '../contract/envelope.ts';
 import type { GuardMode, TooltrailConfig } from './config.ts';
 import type { GuardFinding, GuardVerdict, MutationPlan, ReviewRequest } from './guard.ts';
 import { decideMutation } from './guard.ts';
+import { planFromLedger } from './ledger-evidence.ts';
+import type { MutationPolicy } from './policy.ts';
 import type { FieldPolicies, Redactor } from './redaction.ts';
 import type { CompletenessState, InterpretedResult, NextStep, Recognition } from './results.ts';
 import { completenessState, errorResult, nextStep } from './results.ts';
@@ -80,7 +82,7 @@ export type MutationOutcome<T = unknown, V = unknown> =
     };
 
 /** A tool as the runner sees it, prepared once when the tool is defined. */
-export interface ToolBinding<V, T> {
+export interface ToolBinding<V, T, A = unknown> {
   toolName: string;
   spanName: string;
   toolType: string | undefined;
@@ -89,15 +91,21 @@ export interface ToolBinding<V, T> {
   recordResult: FieldPolicies | undefined;
   interpret: (value: V) => InterpretedResult<T>;
   itemId: ((item: T) => string | number | undefined) | undefined;
+  /** Reads: the resource their results describe when a result declares no scope. */
+  resource: string | undefined;
+  /** Mutations: how to judge a call that comes with arguments only. */
+  policy: MutationPolicy<A> | undefined;
 }
 
-export interface BindOptions<V, T> {
+export interface BindOptions<V, T, A = unknown> {
   toolName: string;
   toolType?: string | undefined;
   recordArguments?: FieldPolicies | undefined;
   recordResult?: FieldPolicies | undefined;
   interpret: (value: V) => InterpretedResult<T>;
   itemId?: ((item: T) => string | number | undefined) | undefined;
+  resource?: string | undefined;
+  policy?: MutationPolicy<A> | undefined;
 }
 
 /** The tool itself, called with its arguments (passed along rather than captured: no closure per call). */
@@ -107,14 +115,16 @@ export class ToolCallRunner {
   readonly #tracer: Tracer;
   readonly #config: TooltrailConfig;
   readonly #redactor: Redactor;
+  readonly #clock: () => number;
 
-  constructor(tracer: Tracer, config: TooltrailConfig, redactor: Redactor) {
+  constructor(tracer: Tracer, config: TooltrailConfig, redactor: Redactor, clock: () => number = Date.now) {
     this.#tracer = tracer;
     this.#config = config;
     this.#redactor = redactor;
+    this.#clock = clock;
   }
 
-  bind<V, T>(options: BindOptions<V, T>): ToolBinding<V, T> {
+  bind<V, T, A = unknown>(options: BindOptions<V, T, A>): ToolBinding<V, T, A> {
     return {
       toolName: options.toolName,
       spanName: toolSpanName(options.toolName),
@@ -123,11 +133,74 @@ export class ToolCallRunner {
       recordResult: merged(this.#config.record.result, options.recordResult),
       interpret: options.interpret,
       itemId: options.itemId,
+      resource: options.resource ?? options.policy?.resource,
+      policy: options.policy,
+    };
+  }
+
+  /**
+   * The guard's verdict on a mutation call, without running it: from the explicit plan when there is one (it wins),
+   * else from the tool's policy and the session's reads of its resource, else `NO_PLAN`.
+   */
+  judge<V, T, A>(
+    tool: ToolBinding<V, T, A>,
+    session: Session,
+    args: A,
+    callId: string,
+    explicit: MutationPlan | undefined,
+  ): { verdict: GuardVerdict; plan: MutationPlan | undefined } {
+    const ledger = session.evidence;
+    const now = this.#clock();
+    const maxAgeMs = tool.policy?.evidenceWindow?.maxAgeMs ?? this.#config.evidenceMaxAgeMs;
+    const derived =
+      explicit === undefined && tool.policy !== undefined
+        ? planFromLedger(tool.policy, args, ledger, now, maxAgeMs)
+        : undefined;
+    const plan =
+      derived?.plan ??
+      (explicit && explicit.resource === undefined && tool.policy
+        ? { ...explicit, resource: tool.policy.resource }
+        : explicit);
+    const verdict = decideMutation({
+      action: tool.toolName,
+      callId,
+      plan,
+      resolved: (plan?.evidence ?? []).map((ref) => ({
+        ref,
+        records: typeof ref === 'string' ? ledger.bySnapshot(ref) : optional(ledger.byCallId(ref.callId)),
+      })),
+      onUnsafeEvidence: this.#config.onUnsafeEvidence,
+      now,
+      maxAgeMs,
+      origin: derived ? 'ledger' : 'plan',
+      ...(derived ? { planFindings: derived.findings } : {}),
+    });
+    return { verdict, plan };
+  }
+
+  /**
+   * A read whose tool ran elsewhere (a proxy saw its result): its completeness goes into the session's evidence, as
+   * a wrapped read's would. No span: the caller records its own, or wraps the call with a read tool instead.
+   */
+  recordRead<V, T, A>(tool: ToolBinding<V, T, A>, session: Session, value: V, callId: string): ReadOutcome<T, V> {
+    const { result, recognized } = tool.interpret(value);
+    const sequence = session.lastSequence;
+    session.evidence.add(this.#record(tool, callId, sequence, result));
+    return {
+      callId,
+      sequence,
+      value,
+      result,
+      recognized,
+      complete: result.completeness.complete,
+      items: result.items ?? [],
+      state: completenessState(result),
+      nextStep: nextStep(result),
     };
   }
 
   read<V, T, A>(
-    tool: ToolBinding<V, T>,
+    tool: ToolBinding<V, T, A>,
     session: Session,
     args: A,
     call: CallOptions | undefined,
@@ -154,29 +227,19 @@ export class ToolCallRunner {
   }
 
   mutate<V, T, A>(
-    tool: ToolBinding<V, T>,
+    tool: ToolBinding<V, T, A>,
     session: Session,
     args: A,
     call: MutationCallOptions | undefined,
-    plan: MutationPlan | undefined,
+    explicit: MutationPlan | undefined,
     execute: Execute<A, V>,
   ): Promise<MutationOutcome<T, V>> {
     const callId = call?.toolCallId ?? globalThis.crypto.randomUUID();
     const sequence = session.nextSequence();
     const attributes = this.#attributes(tool, session, 'mutation', callId, sequence, args);
-    const ledger = session.evidence;
     const enforced = (call?.guard ?? this.#config.guard) === 'enforce';
     // Judged even when off: the verdict resolves the evidence's call ids and snapshots the span records.
-    const verdict = decideMutation({
-      action: tool.toolName,
-      callId,
-      plan,
-      resolved: (plan?.evidence ?? []).map((ref) => ({
-        ref,
-        records: typeof ref === 'string' ? ledger.bySnapshot(ref) : optional(ledger.byCallId(ref.callId)),
-      })),
-      onUnsafeEvidence: this.#config.onUnsafeEvidence,
-    });
+    const { verdict, plan } = this.judge(tool, session, args, callId, explicit);
     if (enforced) session.countDecision(verdict.decision);
     if (plan) {
       attributes[Attr.MUTATION_BASIS] = plan.basis;
@@ -208,7 +271,7 @@ export class ToolCallRunner {
 
   async #runUnenforced<V, T, A>(
     span: Span,
-    tool: ToolBinding<V, T>,
+    tool: ToolBinding<V, T, A>,
     session: Session,
     callId: string,
     sequence: number,
@@ -230,8 +293,8 @@ export class ToolCallRunner {
     };
   }
 
-  #attributes<V, T>(
-    tool: ToolBinding<V, T>,
+  #attributes<V, T, A>(
+    tool: ToolBinding<V, T, A>,
     session: Session,
     effect: Effect,
     callId: string,
@@ -260,7 +323,7 @@ export class ToolCallRunner {
   /** Runs the tool inside its span and ends the span, whatever happens. */
   async #execute<V, T, A>(
     span: Span,
-    tool: ToolBinding<V, T>,
+    tool: ToolBinding<V, T, A>,
     session: Session,
     callId: string,
     sequence: number,
@@ -288,6 +351,7 @@ export class ToolCallRunner {
         );
       }
       span.setAttributes(resultAttributes(result));
+      if (!result.scope && tool.resource !== undefined) span.setAttribute(Attr.SCOPE_RESOURCE, tool.resource);
       if (result.warnings.length > 0) recordWarnings(span, result.warnings);
       if (result.status === 'error') recordErrorResult(span, result.error.type, result.error.message);
       if (tool.recordResult) {
@@ -311,11 +375,17 @@ export class ToolCallRunner {
     }
   }
 
-  #record<V, T>(tool: ToolBinding<V, T>, callId: string, sequence: number, result: ToolResult<T>): EvidenceRecord {
+  #record<V, T, A>(
+    tool: ToolBinding<V, T, A>,
+    callId: string,
+    sequence: number,
+    result: ToolResult<T>,
+  ): EvidenceRecord {
     const record: EvidenceRecord = {
       callId,
       toolName: tool.toolName,
       sequence,
+      at: this.#clock(),
       status: result.status,
       complete: result.completeness.complete,
       // Records live as long as the ledger keeps them: share the common empty values rather than retain copies.
@@ -324,6 +394,7 @@ export class ToolCallRunner {
         result.completeness.continuation.kind === 'none' ? NO_CONTINUATION : result.completeness.continuation,
     };
     if (result.scope) record.scope = result.scope;
+    else if (tool.resource !== undefined) record.scope = { resource: tool.resource };
     if (result.items) {
       record.itemCount = result.items.length;
       const ids =

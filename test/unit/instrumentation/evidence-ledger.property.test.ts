@@ -16,6 +16,7 @@ function record(id: number, snapshot: number, sequence: number): EvidenceRecord 
     callId: `call-${id}`,
     toolName: 'inventory',
     sequence,
+    at: 0,
     status: 'complete',
     complete: true,
     reasons: [],

@@ -194,3 +194,24 @@ test('the caller can declare a tool effect over the annotations', async () => {
   assert.equal(declared.effectOf('delete_accounts'), 'read');
   assert.equal(declared.effectOf('list_plain'), 'mutation', 'annotations are per wrapper: this one never listed');
 });
+
+test('an MCP mutation called without a plan is judged from its tool policy and the session reads', async () => {
+  const guarded = instrumentMcpClient(tt, client, {
+    tools: { delete_accounts: { policy: { resource: 'service_accounts', basis: 'presence', targets: '/ids' } } },
+  });
+  await guarded.refreshToolEffects();
+  const session = tt.session({ conversationId: 'mcp-policy' });
+  await guarded.callTool(session, { name: 'list_all_owned' });
+  const before = deletions;
+  const outside = await guarded.callTool(session, { name: 'delete_accounts', arguments: { ids: ['svc-9'] } });
+  assert.equal(outside.effect, 'mutation');
+  if (outside.effect !== 'mutation') throw new Error('unreachable');
+  assert.equal(outside.decision, 'refused');
+  assert.deepEqual(
+    outside.findings.map((f) => f.code),
+    ['TARGETS_NOT_IN_EVIDENCE'],
+  );
+  const inside = await guarded.callTool(session, { name: 'delete_accounts', arguments: { ids: ['svc-1'] } });
+  assert.equal(inside.effect === 'mutation' && inside.decision, 'allowed');
+  assert.equal(deletions, before + 1);
+});
