@@ -45,7 +45,7 @@ function fakeClickHouse() {
     async query() {
       queries += 1;
       const last = inserted.at(-1);
-      return { json: async () => (last ? [{ seq: String(last.seq), digest_hash: last.digest_hash }] : []) };
+      return { json: async () => (last ? [{ seq_text: String(last.seq), digest_hash: last.digest_hash }] : []) };
     },
     async insert(args: { values: Record<string, unknown>[] }) {
       if (failNext) {
