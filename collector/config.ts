@@ -21,8 +21,16 @@ export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Largest request body as received (compressed or not). */
 export const DEFAULT_MAX_WIRE_BYTES = 16 * 1024 * 1024;
 export const DEFAULT_MAX_CONCURRENT_REQUESTS = 64;
-/** Decompressed bytes of all requests being handled at once: the memory the collector may hold for clients. */
+/** Request bytes (as received, then decompressed) held at once: the memory the collector may hold for clients. */
 export const DEFAULT_MAX_IN_FLIGHT_BYTES = 256 * 1024 * 1024;
+/** One credential's share of the requests and bytes: a quarter, so it takes four credentials to fill the collector. */
+export const DEFAULT_TENANT_SHARE = 0.25;
+/** The request line and headers must arrive within this time (slow-headers clients). */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 10_000;
+/** The whole request, headers and body, must arrive within this time (slow-body clients): 16 MiB at ~560 KiB/s. */
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+/** A connection silent for this long is closed, and a kept-alive one waits this long for its next request. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
 export const DEFAULT_THROTTLE_RETRY_AFTER_S = 1;
 export const DEFAULT_UNAVAILABLE_RETRY_AFTER_S = 5;
 /** How long a request waits for Kafka's acknowledgement before it is answered 503. */
@@ -46,6 +54,9 @@ export interface CollectorConfig {
     /** Address to bind. Non-loopback addresses are refused in `auth.mode: none`. */
     host: string;
     port: number;
+    headersTimeoutMs: number;
+    requestTimeoutMs: number;
+    idleTimeoutMs: number;
   };
   auth: {
     /** `bearer`: tokens map to tenants. `none`: local development only, loopback only, one tenant. */
@@ -59,6 +70,11 @@ export interface CollectorConfig {
     maxBodyBytes: number;
     maxConcurrentRequests: number;
     maxInFlightBytes: number;
+    /**
+     * The fraction of `maxConcurrentRequests` and `maxInFlightBytes` one tenant may hold (at least one request and
+     * one `maxBodyBytes` body), so one credential cannot starve the others.
+     */
+    tenantShare: number;
     /** `Retry-After` sent with 429 (the collector itself is saturated). */
     throttleRetryAfterSeconds: number;
   };
@@ -89,13 +105,20 @@ export interface CollectorConfig {
 
 export function defaultCollectorConfig(env: NodeJS.ProcessEnv = process.env): CollectorConfig {
   return {
-    http: { host: DEFAULT_HOST, port: DEFAULT_PORT },
+    http: {
+      host: DEFAULT_HOST,
+      port: DEFAULT_PORT,
+      headersTimeoutMs: DEFAULT_HEADERS_TIMEOUT_MS,
+      requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
+      idleTimeoutMs: DEFAULT_IDLE_TIMEOUT_MS,
+    },
     auth: { mode: 'bearer', tokens: [], noAuthTenant: DEFAULT_NO_AUTH_TENANT },
     limits: {
       maxWireBytes: DEFAULT_MAX_WIRE_BYTES,
       maxBodyBytes: DEFAULT_MAX_BODY_BYTES,
       maxConcurrentRequests: DEFAULT_MAX_CONCURRENT_REQUESTS,
       maxInFlightBytes: DEFAULT_MAX_IN_FLIGHT_BYTES,
+      tenantShare: DEFAULT_TENANT_SHARE,
       throttleRetryAfterSeconds: DEFAULT_THROTTLE_RETRY_AFTER_S,
     },
     sink: 'kafka',
@@ -122,6 +145,9 @@ const Schema = z.strictObject({
   http: z.strictObject({
     host: nonEmpty,
     port: z.number().int().min(0).max(65535),
+    headersTimeoutMs: positiveInt,
+    requestTimeoutMs: positiveInt,
+    idleTimeoutMs: positiveInt,
   }),
   auth: z.strictObject({
     mode: z.enum(['bearer', 'none']),
@@ -138,6 +164,7 @@ const Schema = z.strictObject({
     maxBodyBytes: positiveInt,
     maxConcurrentRequests: positiveInt,
     maxInFlightBytes: positiveInt,
+    tenantShare: z.number().gt(0, 'must be above 0').max(1, 'must be at most 1'),
     throttleRetryAfterSeconds: positiveInt,
   }),
   sink: z.enum(['kafka', 'discard']),
@@ -196,6 +223,9 @@ export function validateCollectorConfig(config: unknown): string[] {
   });
   if (c.limits.maxInFlightBytes < c.limits.maxBodyBytes) {
     problems.push('collector.limits.maxInFlightBytes: must be at least limits.maxBodyBytes');
+  }
+  if (c.http.headersTimeoutMs > c.http.requestTimeoutMs) {
+    problems.push('collector.http.headersTimeoutMs: must be at most http.requestTimeoutMs');
   }
   return problems;
 }
@@ -265,4 +295,15 @@ export function loadCollectorConfig(options: LoadOptions = {}): CollectorConfig 
   const problems = validateCollectorConfig(config);
   if (problems.length > 0) throw new CollectorConfigError(problems);
   return config as CollectorConfig;
+}
+
+/** One tenant's slots and bytes under `limits.tenantShare`: never less than one request and one largest body. */
+export function tenantLimits(limits: CollectorConfig['limits']): { requests: number; bytes: number } {
+  return {
+    requests: Math.max(1, Math.floor(limits.maxConcurrentRequests * limits.tenantShare)),
+    bytes: Math.min(
+      limits.maxInFlightBytes,
+      Math.max(limits.maxBodyBytes, Math.floor(limits.maxInFlightBytes * limits.tenantShare)),
+    ),
+  };
 }

@@ -3,6 +3,7 @@
  * body, a bounded `reason` for metrics, and Retry-After when the client should come back.
  */
 import { RpcCode } from '../platform/otlp/index.ts';
+import type { AdmissionRefusal } from './admission.ts';
 
 export type RefusalReason =
   | 'unauthenticated'
@@ -12,7 +13,9 @@ export type RefusalReason =
   | 'bad_compression'
   | 'not_otlp'
   | 'concurrency_limit'
+  | 'tenant_concurrency_limit'
   | 'memory_limit'
+  | 'tenant_memory_limit'
   | 'sink_unavailable'
   | 'internal';
 
@@ -40,7 +43,7 @@ export const refuse = {
   badCompression: (message: string) =>
     new CollectorHttpError(400, RpcCode.INVALID_ARGUMENT, 'bad_compression', message),
   notOtlp: (message: string) => new CollectorHttpError(400, RpcCode.INVALID_ARGUMENT, 'not_otlp', message),
-  throttled: (reason: 'concurrency_limit' | 'memory_limit', message: string, retryAfterSeconds: number) =>
+  throttled: (reason: AdmissionRefusal, message: string, retryAfterSeconds: number) =>
     new CollectorHttpError(429, RpcCode.RESOURCE_EXHAUSTED, reason, message, retryAfterSeconds),
   unavailable: (message: string, retryAfterSeconds: number) =>
     new CollectorHttpError(503, RpcCode.UNAVAILABLE, 'sink_unavailable', message, retryAfterSeconds),

@@ -26,8 +26,19 @@ export async function buildCollectorServer(options: CollectorServerOptions): Pro
   if (problems.length > 0) throw new Error(`invalid collector configuration: ${problems.join('; ')}`);
   const { config, sink } = options;
   const metrics = options.metrics ?? new CollectorMetrics();
+  const { headersTimeoutMs, requestTimeoutMs, idleTimeoutMs } = config.http;
   const app = Fastify({
     logger: options.logger ?? false,
+    // Node answers 408 and closes a connection whose headers or whole request did not arrive in time; it checks
+    // every connectionsCheckingInterval, so that is kept well under the timeouts (Node's default is 30 s).
+    http: {
+      headersTimeout: headersTimeoutMs,
+      requestTimeout: requestTimeoutMs,
+      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
+    },
+    requestTimeout: requestTimeoutMs,
+    connectionTimeout: idleTimeoutMs,
+    keepAliveTimeout: idleTimeoutMs,
     // Fastify's own body limit does not apply: our parser bounds the body before and after decompression.
     bodyLimit: config.limits.maxWireBytes,
     return503OnClosing: true,

@@ -102,7 +102,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     );
 
     const collectorConfig = defaultCollectorConfig(o.env);
-    collectorConfig.http = { host: o.collector.host, port: o.collector.port };
+    collectorConfig.http = { ...collectorConfig.http, host: o.collector.host, port: o.collector.port };
     collectorConfig.auth =
       o.collector.tokens.length > 0
         ? { ...collectorConfig.auth, mode: 'bearer', tokens: o.collector.tokens }

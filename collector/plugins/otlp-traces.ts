@@ -13,9 +13,9 @@ import {
   RpcCode,
   rpcStatusToJson,
 } from '../../platform/otlp/index.ts';
-import { Admission } from '../admission.ts';
+import { Admission, type AdmissionTicket } from '../admission.ts';
 import { readBody } from '../body.ts';
-import type { CollectorConfig } from '../config.ts';
+import { type CollectorConfig, tenantLimits } from '../config.ts';
 import { CollectorHttpError, refuse } from '../errors.ts';
 import type { CollectorMetrics } from '../metrics.ts';
 import { type BodyFormat, type PreparedSummary, prepare } from '../prepare.ts';
@@ -44,11 +44,6 @@ function formatOf(contentType: string | undefined): Format | undefined {
   return undefined;
 }
 
-interface RequestState {
-  entered: boolean;
-  bytes: number;
-}
-
 const rpcStatusSchema = {
   type: 'object',
   properties: { code: { type: 'integer' }, message: { type: 'string' }, details: { type: 'array' } },
@@ -59,43 +54,38 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
   for (const k of ['maxWireBytes', 'maxBodyBytes', 'maxConcurrentRequests', 'maxInFlightBytes'] as const) {
     if (!(limits[k] > 0)) throw new Error(`otlp-traces: limits.${k} must be positive`);
   }
-  const admission = new Admission(limits.maxConcurrentRequests, limits.maxInFlightBytes);
+  const perTenant = tenantLimits(limits);
+  const admission = new Admission({
+    maxRequests: limits.maxConcurrentRequests,
+    maxBytes: limits.maxInFlightBytes,
+    maxRequestsPerTenant: perTenant.requests,
+    maxBytesPerTenant: perTenant.bytes,
+  });
   metrics.trackInFlight(admission.state);
-  const states = new WeakMap<FastifyRequest, RequestState>();
-  const release = (request: FastifyRequest): void => {
-    const s = states.get(request);
-    if (!s) return;
-    states.delete(request);
-    if (s.entered) admission.leave();
-    if (s.bytes > 0) admission.release(s.bytes);
-  };
+  const tickets = new WeakMap<FastifyRequest, AdmissionTicket>();
+  const release = (request: FastifyRequest): void => tickets.get(request)?.close();
 
   // Only these two media types reach the route; anything else is refused by Fastify with 415 (see the handler).
   app.removeAllContentTypeParsers();
   app.addContentTypeParser([PROTOBUF, JSON_TYPE], async (request: FastifyRequest, payload: Readable) => {
-    const body = await readBody(request.headers, payload, limits);
-    if (!admission.tryReserve(body.length)) {
-      throw refuse.throttled(
-        'memory_limit',
-        'the collector holds too many request bytes; retry later',
-        limits.throttleRetryAfterSeconds,
-      );
-    }
-    const s = states.get(request);
-    if (s) s.bytes = body.length;
-    else admission.release(body.length);
+    const ticket = tickets.get(request);
+    if (!ticket) throw new Error('otlp-traces: a body arrived for a request that was not admitted');
+    const body = await readBody(request.headers, payload, limits, ticket);
+    // Held until the response ends: the body, then the messages made from it, live until Kafka acknowledged.
+    ticket.release(ticket.reservedBytes - body.length);
     return body;
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    if (!admission.tryEnter()) {
-      throw refuse.throttled(
-        'concurrency_limit',
-        `the collector is handling ${limits.maxConcurrentRequests} requests; retry later`,
-        limits.throttleRetryAfterSeconds,
-      );
+    const ticket = admission.enter(request.tenant);
+    if (typeof ticket === 'string') {
+      const message =
+        ticket === 'tenant_concurrency_limit'
+          ? `this credential already has ${perTenant.requests} requests in flight; retry later`
+          : `the collector is handling ${limits.maxConcurrentRequests} requests; retry later`;
+      throw refuse.throttled(ticket, message, limits.throttleRetryAfterSeconds);
     }
-    states.set(request, { entered: true, bytes: 0 });
+    tickets.set(request, ticket);
     // The response's 'close' fires on every ending (sent, client gone, parser error on the connection, timeout);
     // onResponse and onRequestAbort miss the ones where the socket dies under a request already read.
     reply.raw.once('close', () => release(request));
@@ -124,7 +114,8 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
       metrics.requestsThrottled.inc({ status: String(e.statusCode), reason: e.reason });
     }
     if (e.retryAfterSeconds !== undefined) reply.header('retry-after', String(e.retryAfterSeconds));
-    if (e.statusCode === 413) reply.header('connection', 'close');
+    // The body may be unread: closing is cheaper than draining it, and frees the socket at once.
+    if (e.statusCode === 413 || e.statusCode === 429) reply.header('connection', 'close');
     sendStatus(reply, formatOf(request.headers['content-type']), e.statusCode, e.rpcCode, e.message);
   });
 
