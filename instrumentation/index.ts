@@ -12,6 +12,34 @@ export type {
   Warning,
 } from '../contract/envelope.ts';
 export { ToolResultSchema } from '../contract/envelope.ts';
+export type {
+  AdapterOptions,
+  AwsOptions,
+  CompletenessAdapter,
+  ElasticsearchOptions,
+  GoogleOptions,
+  LinkHeaderOptions,
+  RelayOptions,
+  SlackOptions,
+  SqlOptions,
+} from './adapters/index.ts';
+export {
+  awsPagination,
+  elasticsearchSearch,
+  GITHUB_SEARCH_RESULT_CAP,
+  githubSearch,
+  googleList,
+  kubernetesList,
+  linkHeader,
+  notionList,
+  parseLinkHeader,
+  probeLimit,
+  relayConnection,
+  slackCursor,
+  sqlResult,
+  stripeList,
+  withOptions,
+} from './adapters/index.ts';
 export type { GuardMode, TooltrailConfig } from './config.ts';
 export { defaultConfig, GUARD_MODES } from './config.ts';
 export type {
@@ -36,6 +64,7 @@ export type {
 export { instrumentMcpClient, interpretMcpResult } from './mcp.ts';
 export type { CollectAllPagesOptions, PageRequest, PagerBudget, PagerClock } from './pager.ts';
 export { collectAllPages, defaultPagerBudget, SourceError } from './pager.ts';
+export type { ListFunction, ListPagesOptions, PageAdapter } from './pager-adapter.ts';
 export type {
   EvidenceWindow,
   MutationPolicy,

@@ -8,6 +8,8 @@
 import { z } from 'zod';
 import type { ReasonCode } from '../contract/codes.ts';
 import type { Continuation, Reason, Scope, ToolResult, Warning } from '../contract/envelope.ts';
+import type { ListFunction, ListPagesOptions, PageAdapter } from './pager-adapter.ts';
+import { fromListFunction, readThrough } from './pager-adapter.ts';
 import { interpretToolResult } from './results.ts';
 
 export interface PageRequest {
@@ -84,6 +86,8 @@ export interface CollectAllPagesOptions<T> {
   itemId?: (item: T) => string | number | undefined;
   clock?: PagerClock;
   signal?: AbortSignal;
+  /** Reads each raw page (and recognized API errors) into the contract: `fetchPage` may then return raw responses. */
+  adapter?: PageAdapter;
 }
 
 const NONE: Continuation = { kind: 'none' };
@@ -101,7 +105,18 @@ const PagerSettingsSchema = z.object({
   }),
 });
 
-export async function collectAllPages<T>(options: CollectAllPagesOptions<T>): Promise<ToolResult<T>> {
+export function collectAllPages<T>(options: CollectAllPagesOptions<T>): Promise<ToolResult<T>>;
+export function collectAllPages<T, P>(list: ListFunction<P>, options: ListPagesOptions<T, P>): Promise<ToolResult<T>>;
+export function collectAllPages<T, P>(
+  first: CollectAllPagesOptions<T> | ListFunction<P>,
+  listOptions?: ListPagesOptions<T, P>,
+): Promise<ToolResult<T>> {
+  const options = typeof first === 'function' ? fromListFunction(first, listOptions as ListPagesOptions<T, P>) : first;
+  if (!options.adapter) return collect(options);
+  return collect({ ...options, fetchPage: readThrough(options.adapter, options.fetchPage) });
+}
+
+async function collect<T>(options: CollectAllPagesOptions<T>): Promise<ToolResult<T>> {
   const settings = PagerSettingsSchema.safeParse({
     pageSize: options.pageSize,
     budget: { ...defaultPagerBudget(), ...options.budget },

@@ -1,0 +1,22 @@
+/** Adapters: read completeness from the responses of the APIs agents call. One line each: `adapter.read(response)`. */
+export type { AdapterOptions, CompletenessAdapter } from './adapter.ts';
+export { withOptions } from './adapter.ts';
+export type { AwsOptions } from './aws.ts';
+export { awsPagination } from './aws.ts';
+export type { ElasticsearchOptions } from './elasticsearch.ts';
+export { elasticsearchSearch } from './elasticsearch.ts';
+export { GITHUB_SEARCH_RESULT_CAP, githubSearch } from './github-search.ts';
+export type { GoogleOptions } from './google.ts';
+export { googleList } from './google.ts';
+export type { RelayOptions } from './graphql-relay.ts';
+export { relayConnection } from './graphql-relay.ts';
+export { parseLinkHeader } from './http.ts';
+export { kubernetesList } from './kubernetes.ts';
+export type { LinkHeaderOptions } from './link-header.ts';
+export { linkHeader } from './link-header.ts';
+export { notionList } from './notion.ts';
+export type { SlackOptions } from './slack.ts';
+export { slackCursor } from './slack.ts';
+export type { SqlOptions } from './sql.ts';
+export { probeLimit, sqlResult } from './sql.ts';
+export { stripeList } from './stripe.ts';
