@@ -70,8 +70,14 @@ function isObj(v: unknown): v is Obj {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-/** The field under its lowerCamelCase name, else its proto name; null counts as absent. */
+/** Both spellings of one field: keeping either would drop the other's data without a word. */
+function bothSpellings(o: Obj, camel: string, snake: string | undefined): boolean {
+  return snake !== undefined && snake !== camel && o[camel] != null && o[snake] != null;
+}
+
+/** The field under its lowerCamelCase name, else its proto name; null counts as absent; both is an error. */
 function get(o: Obj, camel: string, snake?: string): unknown {
+  if (bothSpellings(o, camel, snake)) throw new FieldError(camel, `both ${camel} and ${snake} are set`);
   const v = o[camel];
   if (v !== undefined && v !== null) return v;
   if (snake === undefined) return undefined;
@@ -169,7 +175,8 @@ function anyValue(v: unknown, path: string, depth: number): AnyValue {
   const kv = get(o, 'kvlistValue', 'kvlist_value');
   if (kv !== undefined) {
     const values = arrayField(obj(kv, `${path}.kvlistValue`), `${path}.kvlistValue`, 'values');
-    return { kvlistValue: { values: keyValues(values, `${path}.kvlistValue.values`, depth + 1) } };
+    // A list's values are one level below it, as an array's (keyValues adds the one).
+    return { kvlistValue: { values: keyValues(values, `${path}.kvlistValue.values`, depth) } };
   }
   const by = get(o, 'bytesValue', 'bytes_value');
   if (by !== undefined) {
@@ -288,6 +295,7 @@ function span(v: unknown, path: string): Span {
 }
 
 function envelopeArray(o: Obj, path: string, camel: string, snake: string): unknown[] {
+  if (bothSpellings(o, camel, snake)) throw new OtlpJsonError(`${path} holds both ${camel} and ${snake}`);
   const v = get(o, camel, snake);
   if (v === undefined) return [];
   if (!Array.isArray(v)) throw new OtlpJsonError(`${path}.${camel} must be an array`);
