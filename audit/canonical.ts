@@ -4,11 +4,13 @@
  * how a value travelled (the writer's `'1700000000.123456789'` and ClickHouse's DateTime64 output are the same
  * instant; a map's key order does not matter).
  *
- * The column lists below ARE canonical version 1: changing them changes every hash. A new column means a new
- * version (keep the old list to verify old records). `ingested_at`/`IngestedAt` are left out on purpose: ClickHouse
- * sets them, the writer never sent them.
+ * The column lists, derived from the table definition (schema/tables.ts: sent and derived columns in table order),
+ * ARE canonical version 1: changing them changes every hash. A new column means a new version (keep the old list to
+ * verify old records). Server-set columns (`ingested_at`/`IngestedAt`) are left out on purpose: ClickHouse sets
+ * them, the writer never sent them.
  */
 import * as crypto from 'node:crypto';
+import { SPANS, type TABLES, TOOL_CALL_WARNINGS, TOOL_CALLS } from '../schema/tables.ts';
 
 export const CANONICAL_VERSION = 1;
 
@@ -16,7 +18,7 @@ export type ColumnType = 'string' | 'bool' | 'uint' | 'nullable_int' | 'time' | 
 
 export interface TableSpec {
   /** Table name (also the `row_tables` value of its rows in a digest record). */
-  table: 'tool_calls' | 'tool_call_warnings' | 'spans';
+  table: (typeof TABLES)[number]['name'];
   columns: readonly (readonly [name: string, type: ColumnType])[];
   tenant: string;
   /** The column that places a row in an hour. */
@@ -25,111 +27,43 @@ export interface TableSpec {
   id: string;
 }
 
-export const TOOL_CALLS_SPEC: TableSpec = {
-  table: 'tool_calls',
-  tenant: 'tenant',
-  time: 'start_time',
-  id: 'span_id',
-  columns: [
-    ['tenant', 'string'],
-    ['session_id', 'string'],
-    ['sequence', 'nullable_int'],
-    ['start_time', 'time'],
-    ['end_time', 'time'],
-    ['duration_ns', 'uint'],
-    ['trace_id', 'string'],
-    ['span_id', 'string'],
-    ['parent_span_id', 'string'],
-    ['trace_state', 'string'],
-    ['span_name', 'string'],
-    ['span_kind', 'string'],
-    ['tool_call_id', 'string'],
-    ['tool_name', 'string'],
-    ['agent_name', 'string'],
-    ['agent_id', 'string'],
-    ['service_name', 'string'],
-    ['scope_name', 'string'],
-    ['scope_version', 'string'],
-    ['effect', 'string'],
-    ['span_status_code', 'string'],
-    ['span_status_message', 'string'],
-    ['result_status', 'string'],
-    ['result_complete', 'bool'],
-    ['complete_reported', 'bool'],
-    ['result_reasons', 'strings'],
-    ['result_item_count', 'nullable_int'],
-    ['result_continuation', 'string'],
-    ['scope_resource', 'string'],
-    ['scope_visibility', 'string'],
-    ['scope_snapshot', 'string'],
-    ['warnings', 'strings'],
-    ['mutation_basis', 'string'],
-    ['mutation_target_count', 'nullable_int'],
-    ['evidence_snapshots', 'strings'],
-    ['evidence_call_ids', 'strings'],
-    ['guard_decision', 'string'],
-    ['attributes', 'map'],
-    ['resource_attributes', 'map'],
-    ['event_times', 'times'],
-    ['event_names', 'strings'],
-    ['event_attributes', 'maps'],
-    ['link_trace_ids', 'strings'],
-    ['link_span_ids', 'strings'],
-    ['link_trace_states', 'strings'],
-    ['link_attributes', 'maps'],
-  ],
+/** The canonical type of a ClickHouse column type: how its values are reduced to one text form. */
+export function canonicalTypeOf(type: string): ColumnType {
+  const plain = type.replace(/LowCardinality\(([^()]*)\)/g, '$1').replace(/DateTime64\([^()]*\)/g, 'DateTime64');
+  const known = CANONICAL_TYPES[plain];
+  if (!known) throw new Error(`canonical: no canonical form for ClickHouse type ${type}`);
+  return known;
+}
+
+const CANONICAL_TYPES: Readonly<Record<string, ColumnType>> = {
+  String: 'string',
+  Bool: 'bool',
+  UInt64: 'uint',
+  'Nullable(UInt64)': 'nullable_int',
+  'Nullable(Int64)': 'nullable_int',
+  DateTime64: 'time',
+  'Array(String)': 'strings',
+  'Array(DateTime64)': 'times',
+  'Map(String, String)': 'map',
+  'Array(Map(String, String))': 'maps',
 };
 
-export const WARNINGS_SPEC: TableSpec = {
-  table: 'tool_call_warnings',
-  tenant: 'tenant',
-  time: 'time',
-  id: 'span_id',
-  columns: [
-    ['tenant', 'string'],
-    ['time', 'time'],
-    ['code', 'string'],
-    ['source', 'string'],
-    ['message', 'string'],
-    ['tool_name', 'string'],
-    ['agent_name', 'string'],
-    ['session_id', 'string'],
-    ['trace_id', 'string'],
-    ['span_id', 'string'],
-  ],
-};
+/** The spec of a table: every column the writer sends or the table derives, in table order. */
+function specOf(table: (typeof TABLES)[number]): TableSpec {
+  return {
+    table: table.name,
+    tenant: table.tenant,
+    time: table.time,
+    id: table.id,
+    columns: table.columns
+      .filter((c) => c[3] !== 'server')
+      .map(([name, type]) => [name, canonicalTypeOf(type)] as const),
+  };
+}
 
-export const SPANS_SPEC: TableSpec = {
-  table: 'spans',
-  tenant: 'Tenant',
-  time: 'Timestamp',
-  id: 'SpanId',
-  columns: [
-    ['Tenant', 'string'],
-    ['Timestamp', 'time'],
-    ['TraceId', 'string'],
-    ['SpanId', 'string'],
-    ['ParentSpanId', 'string'],
-    ['TraceState', 'string'],
-    ['SpanName', 'string'],
-    ['SpanKind', 'string'],
-    ['ServiceName', 'string'],
-    ['ResourceAttributes', 'map'],
-    ['ScopeName', 'string'],
-    ['ScopeVersion', 'string'],
-    ['SpanAttributes', 'map'],
-    ['Duration', 'uint'],
-    ['StatusCode', 'string'],
-    ['StatusMessage', 'string'],
-    ['Events.Timestamp', 'times'],
-    ['Events.Name', 'strings'],
-    ['Events.Attributes', 'maps'],
-    ['Links.TraceId', 'strings'],
-    ['Links.SpanId', 'strings'],
-    ['Links.TraceState', 'strings'],
-    ['Links.Attributes', 'maps'],
-  ],
-};
+export const TOOL_CALLS_SPEC: TableSpec = specOf(TOOL_CALLS);
+export const WARNINGS_SPEC: TableSpec = specOf(TOOL_CALL_WARNINGS);
+export const SPANS_SPEC: TableSpec = specOf(SPANS);
 
 export const TABLE_SPECS = [TOOL_CALLS_SPEC, WARNINGS_SPEC, SPANS_SPEC] as const;
 

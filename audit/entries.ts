@@ -6,7 +6,7 @@
 import { entryHash, hourOf, TABLE_SPECS, type TableSpec, valuesOf } from './canonical.ts';
 import type { DigestEntry } from './chain.ts';
 
-/** The rows of one stored batch, per table, keyed by column name (ingest/rows.ts `Rows` fits). */
+/** The rows of one stored batch, per table, keyed by column name (schema/rows.ts `Rows` fits). */
 export interface StoredRows {
   toolCalls: readonly object[];
   warnings: readonly object[];

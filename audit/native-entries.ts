@@ -1,5 +1,5 @@
 /**
- * Digest entries straight from the Native blocks the writer sent (ingest/native.ts, ingest/wire-columns.ts), with no
+ * Digest entries straight from the Native blocks the writer sent (platform/native/encode.ts, ingest/wire-columns.ts), with no
  * row object: the canonical text of each row (canonical.ts, version 1) is written byte by byte from the block's
  * column bytes, then hashed. It is what lets the ingest's column path (no row objects) record digests, and it
  * hashes exactly what ClickHouse received.
@@ -9,7 +9,7 @@
  * which both encoders guarantee (JS strings; wire-columns checks `isUtf8`).
  */
 import { Buffer } from 'node:buffer';
-import { ByteBuffer } from '../ingest/byte-buffer.ts';
+import { ByteBuffer } from '../platform/native/byte-buffer.ts';
 import { type ColumnType, SPANS_SPEC, sha256, type TableSpec, TOOL_CALLS_SPEC, WARNINGS_SPEC } from './canonical.ts';
 import type { DigestEntry } from './chain.ts';
 import type { EntriesByTenant } from './entries.ts';

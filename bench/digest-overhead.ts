@@ -1,6 +1,6 @@
 /**
  * What the tamper-evidence digests add to the writer's CPU work per batch, against the writer's own Native encoding
- * of the same rows (ingest/native.ts `encodeNative`, the named baseline), measured in the same run: hashing each
+ * of the same rows (platform/native/encode.ts `encodeNative`, the named baseline), measured in the same run: hashing each
  * row's canonical form from the Native block inserted (audit/native-entries.ts, what the Native writer does; with
  * the native row hasher of audit/native-core when built, and with the JavaScript writer alone) and from row objects
  * (canonical.ts `digestEntries`, the JSON writer and `verify`). Then what the main thread still
@@ -15,10 +15,10 @@ import { nativeRowHasher } from '../audit/native-core/index.ts';
 import { entriesFromBlocks } from '../audit/native-entries.ts';
 import { digestEntries } from '../audit/recorder.ts';
 import { emptyFlattenResult, flattenInto } from '../ingest/flatten.ts';
-import { encodeNative } from '../ingest/native.ts';
-import { TOOL_CALL_NATIVE, type ToolCallRow } from '../ingest/rows.ts';
 import { encodeRows } from '../ingest/writer.ts';
+import { encodeNative } from '../platform/native/encode.ts';
 import { decodeExportTraceServiceRequestFast } from '../platform/otlp/index.ts';
+import { TOOL_CALL_NATIVE, type ToolCallRow } from '../schema/rows.ts';
 import { syntheticMessage } from '../test/support/ingest.ts';
 import { printBenchReport, spread } from './support/report.ts';
 

@@ -15,9 +15,9 @@ import type { DigestRecorder } from '../audit/recorder.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { pingClickHouse } from '../platform/clickhouse.ts';
 import type { ExportTraceServiceRequest } from '../platform/otlp/index.ts';
+import type { Rows } from '../schema/rows.ts';
 import { flatten } from './flatten.ts';
 import type { IngestMetrics } from './metrics.ts';
-import type { Rows } from './rows.ts';
 import { createClickHouseWriter, type RowWriter } from './writer.ts';
 
 export const DEFAULT_DIRECT_RETRY_AFTER_S = 5;

@@ -17,8 +17,8 @@ import type {
   ScopeSpans,
   Span,
 } from '../platform/otlp/index.ts';
-import type { NanoTime, Rows, SpanRow, StringMap, ToolCallRow, WarningRow } from './rows.ts';
-import { emptyRows } from './rows.ts';
+import type { NanoTime, Rows, SpanRow, StringMap, ToolCallRow, WarningRow } from '../schema/rows.ts';
+import { emptyRows } from '../schema/rows.ts';
 
 export const REJECT_REASONS = ['missing_tenant', 'invalid_trace_id', 'invalid_span_id'] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];

@@ -13,11 +13,11 @@
  */
 import { Buffer, isUtf8 } from 'node:buffer';
 import { Attr, EXECUTE_TOOL, GenAi, OtelResource, WarningEvent } from '../contract/index.ts';
-import { ByteBuffer } from './byte-buffer.ts';
+import { ByteBuffer } from '../platform/native/byte-buffer.ts';
+import type { NativeType } from '../platform/native/encode.ts';
+import { nativeTypeName } from '../platform/native/encode.ts';
+import { SPAN_NATIVE, TOOL_CALL_NATIVE, WARNING_NATIVE } from '../schema/rows.ts';
 import type { FlattenOptions } from './flatten.ts';
-import type { NativeType } from './native.ts';
-import { nativeTypeName } from './native.ts';
-import { SPAN_NATIVE, TOOL_CALL_NATIVE, WARNING_NATIVE } from './rows.ts';
 
 // ---------------------------------------------------------------------------------------------- output streams
 

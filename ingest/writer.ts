@@ -9,9 +9,7 @@ import { finished } from 'node:stream/promises';
 import { countsOf, isBlocks, type StoredBatch } from '../audit/digest-source.ts';
 import type { DigestRecorder } from '../audit/recorder.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
-import { encodeJsonCompactEachRow } from './encode.ts';
-import type { IngestMetrics } from './metrics.ts';
-import { encodeNative, type NativeType } from './native.ts';
+import { encodeNative, type NativeType } from '../platform/native/encode.ts';
 import {
   type Rows,
   SPAN_COLUMNS,
@@ -20,7 +18,9 @@ import {
   TOOL_CALL_NATIVE,
   WARNING_COLUMNS,
   WARNING_NATIVE,
-} from './rows.ts';
+} from '../schema/rows.ts';
+import { encodeJsonCompactEachRow } from './encode.ts';
+import type { IngestMetrics } from './metrics.ts';
 import type { EncodedRows } from './wire-columns.ts';
 
 export const TABLES = { toolCalls: 'tool_calls', warnings: 'tool_call_warnings', spans: 'spans' } as const;

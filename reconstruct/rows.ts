@@ -1,60 +1,61 @@
 /**
  * The rows the reconstruction reads, as its SQL selects them (64-bit values as decimal strings, times as unix
- * nanoseconds), checked with zod at the edge so the builder receives typed values.
+ * nanoseconds), checked with zod at the edge so the builder receives typed values. Column types come from the
+ * table definition (schema/readers.ts).
  */
 import { z } from 'zod';
+import { readerShape } from '../schema/readers.ts';
+import { TOOL_CALL_WARNINGS, TOOL_CALLS } from '../schema/tables.ts';
 
 const decimal = z.string().regex(/^-?\d+$/);
 
 export const CallRowSchema = z.object({
-  tenant: z.string(),
-  session_id: z.string(),
-  sequence: decimal.nullable(),
+  ...readerShape(TOOL_CALLS, [
+    'tenant',
+    'session_id',
+    'sequence',
+    'trace_id',
+    'span_id',
+    'parent_span_id',
+    'tool_call_id',
+    'tool_name',
+    'agent_name',
+    'agent_id',
+    'service_name',
+    'effect',
+    'span_status_code',
+    'span_status_message',
+    'result_status',
+    'result_complete',
+    'complete_reported',
+    'result_reasons',
+    'result_item_count',
+    'result_continuation',
+    'scope_resource',
+    'scope_visibility',
+    'scope_snapshot',
+    'warnings',
+    'mutation_basis',
+    'mutation_target_count',
+    'evidence_snapshots',
+    'evidence_call_ids',
+    'guard_decision',
+  ]),
+  // The SQL selects the instants as unix nanoseconds.
   start_ns: decimal,
   end_ns: decimal,
-  trace_id: z.string(),
-  span_id: z.string(),
-  parent_span_id: z.string(),
-  tool_call_id: z.string(),
-  tool_name: z.string(),
-  agent_name: z.string(),
-  agent_id: z.string(),
-  service_name: z.string(),
-  effect: z.string(),
-  span_status_code: z.string(),
-  span_status_message: z.string(),
-  result_status: z.string(),
-  result_complete: z.boolean(),
-  complete_reported: z.boolean(),
-  result_reasons: z.array(z.string()),
-  result_item_count: decimal.nullable(),
-  result_continuation: z.string(),
-  scope_resource: z.string(),
-  scope_visibility: z.string(),
-  scope_snapshot: z.string(),
-  warnings: z.array(z.string()),
-  mutation_basis: z.string(),
-  mutation_target_count: decimal.nullable(),
-  evidence_snapshots: z.array(z.string()),
-  evidence_call_ids: z.array(z.string()),
-  guard_decision: z.string(),
 });
 export type CallRow = z.infer<typeof CallRowSchema>;
 
 export const KnownSpanSchema = z.object({
-  trace_id: z.string(),
-  span_id: z.string(),
-  parent_span_id: z.string(),
+  ...readerShape(TOOL_CALLS, ['trace_id', 'span_id', 'parent_span_id']),
   name: z.string(),
 });
 export type KnownSpan = z.infer<typeof KnownSpanSchema>;
 
-export const WarningDetailRowSchema = z.object({
-  span_id: z.string(),
-  code: z.string(),
-  source: z.string(),
-  message: z.string(),
-});
+export const WarningDetailRowSchema = z.object(
+  readerShape(TOOL_CALL_WARNINGS, ['span_id', 'code', 'source', 'message']),
+);
 export type WarningDetailRow = z.infer<typeof WarningDetailRowSchema>;
 
 /** Everything the builder needs about one session, loaded by reconstruct.ts (or built by hand in unit tests). */

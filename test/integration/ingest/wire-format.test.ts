@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Attr } from '../../../contract/index.ts';
 import { flatten } from '../../../ingest/flatten.ts';
-import { TOOL_CALL_NATIVE } from '../../../ingest/rows.ts';
 import { createClickHouseWriter } from '../../../ingest/writer.ts';
 import type { ExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
+import { TOOL_CALL_NATIVE } from '../../../schema/rows.ts';
 import { syntheticRequest } from '../../support/ingest.ts';
 import { freshDatabase, type TestDatabase } from '../../support/services.ts';
 

@@ -17,11 +17,11 @@ import {
 } from '../../../audit/native-core/index.ts';
 import { entriesFromBlocks as entriesWith, type StoredBlocks } from '../../../audit/native-entries.ts';
 import { derivedDurationNs, flatten } from '../../../ingest/flatten.ts';
-import { encodeNative, nanoTimeToBigInt } from '../../../ingest/native.ts';
-import { type Rows, type SpanRow, TOOL_CALL_NATIVE, type ToolCallRow, type WarningRow } from '../../../ingest/rows.ts';
 import { assembleBlocks, ColumnArena, decodeToColumns } from '../../../ingest/wire-columns.ts';
 import { encodeRows } from '../../../ingest/writer.ts';
+import { encodeNative, nanoTimeToBigInt } from '../../../platform/native/encode.ts';
 import { decodeExportTraceServiceRequest, encodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
+import { type Rows, type SpanRow, TOOL_CALL_NATIVE, type ToolCallRow, type WarningRow } from '../../../schema/rows.ts';
 import { syntheticMessage } from '../../support/ingest.ts';
 import { plainRequest, prng, type Rand, randomRequest } from '../ingest/otlp-payloads.ts';
 

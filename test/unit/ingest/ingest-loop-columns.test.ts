@@ -8,11 +8,11 @@ import { describe, it } from 'node:test';
 import { IngestLoop } from '../../../ingest/consumer.ts';
 import { emptyFlattenResult, flattenInto } from '../../../ingest/flatten.ts';
 import { IngestMetrics } from '../../../ingest/metrics.ts';
-import type { Rows } from '../../../ingest/rows.ts';
 import type { EncodedRows } from '../../../ingest/wire-columns.ts';
 import type { RowWriter } from '../../../ingest/writer.ts';
 import type { BatchControl, BatchMessage, FetchedBatch } from '../../../platform/kafka/index.ts';
 import { decodeExportTraceServiceRequest, encodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
+import type { Rows } from '../../../schema/rows.ts';
 import { syntheticMessage, syntheticRequest } from '../../support/ingest.ts';
 import { blocksOf } from './otlp-payloads.ts';
 

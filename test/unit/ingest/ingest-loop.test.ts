@@ -4,7 +4,6 @@ import { describe, it } from 'node:test';
 import type { BatchLog, BatchLogEntry, BatchRange, RecordedMessageId } from '../../../ingest/batch-log.ts';
 import { IngestLoop, type Timers } from '../../../ingest/consumer.ts';
 import { IngestMetrics } from '../../../ingest/metrics.ts';
-import type { Rows } from '../../../ingest/rows.ts';
 import type { RowWriter, WriteOptions } from '../../../ingest/writer.ts';
 import type {
   BatchConsumer,
@@ -14,6 +13,7 @@ import type {
   OutgoingMessage,
 } from '../../../platform/kafka/index.ts';
 import { MESSAGE_ID_HEADER, messageIdBytes } from '../../../platform/kafka/index.ts';
+import type { Rows } from '../../../schema/rows.ts';
 import { syntheticMessage } from '../../support/ingest.ts';
 
 const TOPIC = 'otlp_spans';

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { encodeNative, nanoTimeToBigInt } from '../../../ingest/native.ts';
+import { encodeNative, nanoTimeToBigInt } from '../../../platform/native/encode.ts';
 
 /** Reads back the single column of a one-column Native block (header: counts, name, type). */
 function body(buf: Buffer, name: string, type: string): Buffer {

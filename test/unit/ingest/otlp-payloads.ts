@@ -6,10 +6,10 @@ import assert from 'node:assert/strict';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Attr, EXECUTE_TOOL, GenAi, OtelResource, WarningEvent } from '../../../contract/index.ts';
-import { encodeNative } from '../../../ingest/native.ts';
-import { type Rows, SPAN_NATIVE, TOOL_CALL_NATIVE, WARNING_NATIVE } from '../../../ingest/rows.ts';
+import { encodeNative } from '../../../platform/native/encode.ts';
 import type { AnyValue, ExportTraceServiceRequest, KeyValue, Span } from '../../../platform/otlp/index.ts';
 import { mulberry32 } from '../../../platform/seeded-random.ts';
+import { type Rows, SPAN_NATIVE, TOOL_CALL_NATIVE, WARNING_NATIVE } from '../../../schema/rows.ts';
 
 /** Seeded helpers over mulberry32: failures reproduce from the printed seed. */
 export function prng(seed: number) {

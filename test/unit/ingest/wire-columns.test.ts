@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { type FlattenOptions, flatten } from '../../../ingest/flatten.ts';
-import type { Rows } from '../../../ingest/rows.ts';
 import {
   assembleBlocks,
   ColumnArena,
@@ -18,6 +17,7 @@ import {
   type ExportTraceServiceRequest,
   encodeExportTraceServiceRequest,
 } from '../../../platform/otlp/index.ts';
+import type { Rows } from '../../../schema/rows.ts';
 import { syntheticMessage } from '../../support/ingest.ts';
 import { blocksOf, plainRequest, prng, randomRequest, sdkPayload } from './otlp-payloads.ts';
 

@@ -13,8 +13,8 @@ import { digestHash, sealRecord, signatureValid } from '../../../audit/chain.ts'
 import { parseTimeOption } from '../../../audit/cli-support.ts';
 import { digestConfigFromEnv } from '../../../audit/config.ts';
 import { createDigestRecorder, digestEntries } from '../../../audit/recorder.ts';
-import { SPAN_COLUMNS, TOOL_CALL_COLUMNS, TOOL_CALL_DERIVED, WARNING_COLUMNS } from '../../../ingest/rows.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
+import { SPAN_COLUMNS, TOOL_CALL_COLUMNS, TOOL_CALL_DERIVED, WARNING_COLUMNS } from '../../../schema/rows.ts';
 
 const HOUR_S = 1_772_359_200; // 2026-03-01T10:00:00Z
 

@@ -13,7 +13,10 @@
  */
 import { Buffer } from 'node:buffer';
 import { ByteBuffer } from './byte-buffer.ts';
-import type { NanoTime, StringMap } from './rows.ts';
+
+/** A DateTime64(9) value: unix seconds with nine decimals. */
+export type NanoTime = string;
+export type StringMap = Record<string, string>;
 
 export type NativeType =
   | 'String'
@@ -233,7 +236,7 @@ const fills = new Map<string, Fill>();
 /**
  * `column[i] = rows[i].<name>` for one column, by a function compiled once per column name: `rows[i][name]` with
  * 20-50 names at one site is a megamorphic keyed load (~90 ns each, measured: 0.5 s per 125k rows); `row.name` in
- * its own function stays monomorphic (a table's rows share one shape). Names come from rows.ts, never from data.
+ * its own function stays monomorphic (a table's rows share one shape). Names come from schema/rows.ts, never from data.
  */
 function fill(name: string): Fill {
   let f = fills.get(name);
