@@ -3,7 +3,7 @@
  * function, validated once at the edge (every problem reported at once, each naming its key).
  */
 import { z } from 'zod';
-import { ConfigError } from '../services/config.ts';
+import { ConfigError } from '../platform/connections.ts';
 import { parseDurationSeconds } from './duration.ts';
 
 export const DEFAULT_INTERVAL_SECONDS = 60;

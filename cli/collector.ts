@@ -9,7 +9,7 @@ import type { Command } from 'commander';
 import { CollectorConfigError, type CollectorConfigInput, loadCollectorConfig } from '../collector/config.ts';
 import { createCollector } from '../collector/factory.ts';
 import { COLLECTOR_NODE_FLAGS, hasCollectorNodeFlags, REEXEC_ENV } from '../collector/node-flags.ts';
-import { ConfigError } from '../services/config.ts';
+import { ConfigError } from '../platform/connections.ts';
 
 interface CollectorFlags {
   config?: string;

@@ -6,7 +6,7 @@
 import type { Command } from 'commander';
 import { loadMcpProxyConfig, McpProxyConfigError } from '../mcp-proxy/config.ts';
 import { startMcpProxy } from '../mcp-proxy/factory.ts';
-import { ConfigError } from '../services/config.ts';
+import { ConfigError } from '../platform/connections.ts';
 
 interface McpProxyFlags {
   upstream?: string;

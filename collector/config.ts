@@ -8,7 +8,7 @@ import { isIP } from 'node:net';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { splitTokenList, TENANT_PATTERN, type TokenEntry } from '../platform/auth/tokens.ts';
-import { loadServicesConfig } from '../services/config.ts';
+import { loadConnectionSettings } from '../platform/connections.ts';
 
 /** OTLP/HTTP's default port. */
 export const DEFAULT_PORT = 4318;
@@ -124,7 +124,7 @@ export function defaultCollectorConfig(env: NodeJS.ProcessEnv = process.env): Co
     sink: 'kafka',
     decodeThreads: DEFAULT_DECODE_THREADS,
     kafka: {
-      brokers: loadServicesConfig(env).kafka.brokers,
+      brokers: loadConnectionSettings(env).kafka.brokers,
       topic: DEFAULT_TOPIC,
       clientId: 'tooltrail-collector',
       compression: 'gzip',

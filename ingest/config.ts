@@ -4,8 +4,8 @@
  * ClickHouse), the environment, command-line flags.
  */
 import { z } from 'zod';
+import { loadConnectionSettings } from '../platform/connections.ts';
 import { DEFAULT_DATABASE } from '../schema/config.ts';
-import { loadServicesConfig } from '../services/config.ts';
 
 export const DEFAULT_TOPIC = 'otlp_spans';
 export const DEFAULT_GROUP_ID = 'tooltrail-ingest';
@@ -102,7 +102,7 @@ export interface IngestConfig {
 }
 
 export function defaultIngestConfig(env: NodeJS.ProcessEnv = process.env): IngestConfig {
-  const svc = loadServicesConfig(env);
+  const svc = loadConnectionSettings(env);
   return {
     kafka: {
       brokers: svc.kafka.brokers,

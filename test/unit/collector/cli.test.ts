@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import { Command } from 'commander';
 import { registerCollectorCommand } from '../../../cli/collector.ts';
 import { COLLECTOR_NODE_FLAGS, hasCollectorNodeFlags } from '../../../collector/node-flags.ts';
-import { ConfigError } from '../../../services/config.ts';
+import { ConfigError } from '../../../platform/connections.ts';
 
 function program(): Command {
   const p = new Command('tooltrail').exitOverride();
