@@ -70,5 +70,11 @@ export const GUARD_FINDING_CODES = [
   'TARGETS_UNREADABLE',
   /** A read relied on is older than the evidence window. */
   'EVIDENCE_STALE',
+  /** The targets cannot be compared with the evidence: its items carry no ids, or too many to remember. */
+  'TARGETS_UNVERIFIABLE',
+  /** A warning on the evidence blocks the mutation (a per-code policy, or the warning was escalated). */
+  'WARNING_BLOCKS_MUTATION',
+  /** The tool's `verifyTarget` hook, run just before execution, found targets that no longer qualify. */
+  'TARGET_NO_LONGER_QUALIFIES',
 ] as const;
 export type GuardFindingCode = (typeof GUARD_FINDING_CODES)[number];

@@ -1,5 +1,6 @@
 /** The library's configuration: plain data, parsed once with zod, defaults in one function. */
 import { z } from 'zod';
+import { MUTATION_BASES, WARNING_CODES } from '../contract/codes.ts';
 
 export const FieldPoliciesSchema = z.record(z.string().min(1), z.enum(['raw', 'hash']));
 
@@ -25,6 +26,11 @@ export const TooltrailConfigSchema = z.object({
   evidenceLedgerSize: z.number().int().positive(),
   /** Reads older than this (ms) are not evidence (`EVIDENCE_STALE`); a tool policy's `evidenceWindow` overrides it. */
   evidenceMaxAgeMs: z.number().int().positive(),
+  /**
+   * Warning code -> the mutation bases it blocks when the evidence carries it (`{ STALE_INDEX: ['absence'] }`: a
+   * stale index cannot prove that something does not exist). Codes not listed never block, unless escalated.
+   */
+  warningPolicy: z.partialRecord(z.enum(WARNING_CODES), z.array(z.enum(MUTATION_BASES)).min(1)),
 });
 
 export type TooltrailConfig = z.infer<typeof TooltrailConfigSchema>;
@@ -41,6 +47,7 @@ export function defaultConfig(): TooltrailConfig {
     maxRecordedChars: DEFAULT_MAX_RECORDED_CHARS,
     evidenceLedgerSize: DEFAULT_EVIDENCE_LEDGER_SIZE,
     evidenceMaxAgeMs: DEFAULT_EVIDENCE_MAX_AGE_MS,
+    warningPolicy: {},
   };
 }
 
@@ -54,7 +61,12 @@ export function parseConfig(input: TooltrailConfigInput = {}): TooltrailConfig {
   const merged = { ...defaults, ...input, record: { ...defaults.record, ...input.record } };
   const parsed = TooltrailConfigSchema.safeParse(merged);
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `tooltrail.${i.path.join('.')}: ${i.message}`);
+    const problems = parsed.error.issues.flatMap((i) =>
+      // An unknown key is named in full (`tooltrail.warningPolicy.STALE`), like any other bad key.
+      i.code === 'unrecognized_keys'
+        ? i.keys.map((k) => `tooltrail.${[...i.path, k].join('.')}: unknown key`)
+        : [`tooltrail.${i.path.join('.')}: ${i.message}`],
+    );
     throw new Error(`invalid tooltrail configuration: ${problems.join('; ')}`);
   }
   return parsed.data;

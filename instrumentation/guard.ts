@@ -3,9 +3,13 @@
  * on; evidence that is incomplete, unknown, or (for an absence) scoped to nothing is never silently allowed.
  * Pure: it judges records the session kept, never what the caller claims about them.
  */
-import type { GuardDecision, GuardFindingCode, MutationBasis, ReasonCode } from '../contract/codes.ts';
-import type { Reason } from '../contract/envelope.ts';
+import type { GuardDecision, GuardFindingCode, MutationBasis, ReasonCode, WarningCode } from '../contract/codes.ts';
+import type { Reason, Warning } from '../contract/envelope.ts';
+import type { RecoveryOption } from './recovery.ts';
+import { recoveryOptions } from './recovery.ts';
 import type { EvidenceRecord } from './session.ts';
+
+export type { RecoveryOption };
 
 /** A read relied on: its outcome (anything with the read's `callId`) or a snapshot token the session has read. */
 export type EvidenceRef = string | { readonly callId: string };
@@ -28,11 +32,6 @@ export interface GuardFinding {
   /** The evidence call the finding is about, when it is about one. */
   callId?: string;
 }
-
-export type RecoveryOption =
-  | { kind: 'retry_with_longer_deadline'; minimumSeconds?: number; description: string }
-  | { kind: 'narrow_to_returned_ids'; targets: string[]; targetCount: number; description: string }
-  | { kind: 'abandon'; description: string };
 
 export interface EvidenceSummary {
   callId: string;
@@ -84,6 +83,16 @@ export interface GuardInput {
   origin?: 'plan' | 'ledger';
   /** Problems found while deriving the plan (targets that could not be read from the arguments). */
   planFindings?: readonly GuardFinding[];
+  /** Why a warning on the evidence blocks this mutation (its code's policy, or it was escalated), or undefined. */
+  warningBlocks?: (warning: Warning, basis: MutationBasis) => string | undefined;
+  /** Targets the tool's `verifyTarget` hook refused just before execution, and why. */
+  unqualified?: readonly { target: string; why: string }[];
+}
+
+/** A warning that blocked a mutation, for the review request's `resolve_warning` option. */
+export interface BlockingWarning {
+  code: WarningCode;
+  source: string;
 }
 
 export function decideMutation(input: GuardInput): GuardVerdict {
@@ -158,7 +167,33 @@ export function decideMutation(input: GuardInput): GuardVerdict {
     }
   }
 
+  const blocking: BlockingWarning[] = [];
+  if (input.warningBlocks) {
+    for (const r of relied) {
+      for (const w of r.warnings ?? []) {
+        const why = input.warningBlocks(w, plan.basis);
+        if (why === undefined) continue;
+        if (!blocking.some((b) => b.code === w.code && b.source === w.source))
+          blocking.push({ code: w.code, source: w.source });
+        findings.push({
+          code: 'WARNING_BLOCKS_MUTATION',
+          message: `read ${r.callId} (${r.toolName}) warned ${w.code} from ${w.source}: ${why}`,
+          callId: r.callId,
+        });
+      }
+    }
+  }
+
   const returned = returnedIds(relied);
+  if (plan.targets.length > 0 && relied.length > 0 && returned === undefined) {
+    // Never a silent pass: without ids the guard cannot tell which targets the reads returned.
+    const blind = relied.filter((r) => r.itemIds === undefined);
+    findings.push({
+      code: 'TARGETS_UNVERIFIABLE',
+      message: `${blind.map((r) => `read ${r.callId} (${r.toolName})`).join(', ')} returned items without ids (or more than the guard remembers): the ${plan.targets.length} targets cannot be checked against it`,
+      ...(blind[0] ? { callId: blind[0].callId } : {}),
+    });
+  }
   if (plan.basis === 'presence' && returned !== undefined) {
     const outside = plan.targets.filter((t) => !returned.has(t));
     if (outside.length > 0) {
@@ -180,6 +215,14 @@ export function decideMutation(input: GuardInput): GuardVerdict {
     }
   }
 
+  const unqualified = input.unqualified ?? [];
+  if (unqualified.length > 0) {
+    findings.push({
+      code: 'TARGET_NO_LONGER_QUALIFIES',
+      message: `${unqualified.length} of ${plan.targets.length} targets no longer qualify when re-checked (e.g. ${unqualified[0]?.target}: ${unqualified[0]?.why})`,
+    });
+  }
+
   const decision: GuardDecision = findings.length === 0 ? 'allowed' : input.onUnsafeEvidence;
   const verdict: GuardVerdict = {
     decision,
@@ -187,7 +230,9 @@ export function decideMutation(input: GuardInput): GuardVerdict {
     evidenceCallIds: [...callIds],
     evidenceSnapshots: [...snapshots],
   };
-  if (decision !== 'allowed') verdict.review = reviewRequest({ ...input, plan }, findings, relied, returned, verdict);
+  if (decision !== 'allowed') {
+    verdict.review = reviewRequest({ ...input, plan }, findings, relied, returned, verdict, blocking);
+  }
   return verdict;
 }
 
@@ -228,31 +273,28 @@ function reviewRequest(
   relied: readonly EvidenceRecord[],
   returned: Set<string> | undefined,
   verdict: GuardVerdict,
+  blocking: readonly BlockingWarning[],
 ): ReviewRequest {
   const { plan } = input;
   const incompleteReasons = relied.flatMap((r) => r.reasons.map((x) => ({ ...x, evidenceCallId: r.callId })));
   const visibility = [...new Set(relied.flatMap((r) => (r.scope?.visibility ? [r.scope.visibility] : [])))];
   const resource = plan.resource ?? relied.find((r) => r.scope)?.scope?.resource;
-  const options: RecoveryOption[] = [];
-  const minimumSeconds = Math.max(
-    0,
-    ...relied.map((r) => (r.continuation.kind === 'retry_with_deadline' ? (r.continuation.minimum_seconds ?? 0) : 0)),
-  );
-  options.push({
-    kind: 'retry_with_longer_deadline',
-    ...(minimumSeconds > 0 ? { minimumSeconds } : {}),
-    description: 'read again with a longer deadline (and page budget) until the read is complete, then re-plan',
+  const options = recoveryOptions({
+    basis: plan.basis,
+    reads: relied.map((r) => ({
+      reasons: r.reasons,
+      continuation: r.continuation,
+      failed: r.status === 'error',
+      ...(r.scope?.visibility !== undefined ? { visibility: r.scope.visibility } : {}),
+    })),
+    findings,
+    returnedTargets: returned === undefined ? undefined : plan.targets.filter((t) => returned.has(t)),
+    verifiedTargets:
+      input.unqualified && input.unqualified.length > 0
+        ? plan.targets.filter((t) => !input.unqualified?.some((u) => u.target === t))
+        : undefined,
+    blockingWarnings: blocking,
   });
-  if (plan.basis === 'presence' && returned !== undefined) {
-    const narrowed = plan.targets.filter((t) => returned.has(t));
-    options.push({
-      kind: 'narrow_to_returned_ids',
-      targets: narrowed,
-      targetCount: narrowed.length,
-      description: 'act only on the targets the reads actually returned, each re-checked at execution',
-    });
-  }
-  options.push({ kind: 'abandon', description: 'do not perform this mutation' });
   return {
     action: input.action,
     callId: input.callId,

@@ -43,6 +43,7 @@ export {
 export type { GuardMode, TooltrailConfig } from './config.ts';
 export { defaultConfig, GUARD_MODES } from './config.ts';
 export type {
+  BlockingWarning,
   EvidenceRef,
   EvidenceSummary,
   GuardFinding,
@@ -60,6 +61,7 @@ export type {
   McpCallOptions,
   McpCallOutcome,
   McpToolPolicy,
+  ToolListing,
 } from './mcp.ts';
 export { instrumentMcpClient, interpretMcpResult } from './mcp.ts';
 export type { CollectAllPagesOptions, PageRequest, PagerBudget, PagerClock } from './pager.ts';
@@ -75,6 +77,7 @@ export type {
   ToolPolicyInput,
 } from './policy.ts';
 export { parseToolPolicies, readTargets, ToolPolicySchema } from './policy.ts';
+export type { RecoveryKind } from './recovery.ts';
 export type { FieldPolicies, FieldPolicy } from './redaction.ts';
 export type { CompletenessState, InterpretedResult, NextStep, ReasonInput, Recognition } from './results.ts';
 export {
@@ -93,6 +96,7 @@ export type {
   MutationCallOptions,
   MutationOutcome,
   ReadOutcome,
+  TargetVerifier,
   ToolCallContext,
 } from './tool-call.ts';
 export type {

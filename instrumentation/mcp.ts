@@ -14,7 +14,7 @@ import type { FieldPolicies } from './redaction.ts';
 import type { InterpretedResult } from './results.ts';
 import { errorResult, interpretToolResult, partialResult, unknownResult } from './results.ts';
 import type { Session } from './session.ts';
-import type { MutationOutcome, ReadOutcome, ToolBinding } from './tool-call.ts';
+import type { MutationOutcome, ReadOutcome, TargetVerifier, ToolBinding } from './tool-call.ts';
 import type { Tooltrail } from './tooltrail.ts';
 
 /** The part of the SDK's Client this wrapper uses. */
@@ -30,6 +30,8 @@ export interface McpToolPolicy {
    * basis, targets from the arguments, evidence window); a `plan` in the call options still wins.
    */
   policy?: ReadPolicy | MutationPolicy<McpArguments>;
+  /** Mutations: re-checks each target just before the call is forwarded (see `MutationDefinition.verifyTarget`). */
+  verifyTarget?: TargetVerifier<McpArguments>;
   record?: { arguments?: FieldPolicies; result?: FieldPolicies };
   itemId?: (item: unknown) => string | number | undefined;
 }
@@ -60,9 +62,23 @@ export interface InstrumentedMcpClient {
     params: { name: string; arguments?: Record<string, unknown> },
     options?: McpCallOptions,
   ): Promise<McpCallOutcome>;
-  /** Read the server's tool annotations (all pages, up to `maxPages`) so effects follow `readOnlyHint`. */
-  refreshToolEffects(maxPages?: number): Promise<ReadonlyMap<string, Effect>>;
+  /**
+   * Read the server's tool annotations (every page, up to `maxPages`) so effects follow `readOnlyHint`. Says whether
+   * it listed every tool; a tool it did not list is a mutation.
+   */
+  refreshToolEffects(maxPages?: number): Promise<ToolListing>;
   effectOf(toolName: string): Effect;
+}
+
+/** What `refreshToolEffects` saw: it never stops at a page limit without saying so. */
+export interface ToolListing {
+  /** True only when the server's last page had no `nextCursor`. */
+  complete: boolean;
+  pages: number;
+  /** Where listing stopped, when it hit `maxPages` or the server repeated a cursor. */
+  nextCursor?: string;
+  /** The effect of every listed tool; any other tool is a mutation. */
+  effects: ReadonlyMap<string, Effect>;
 }
 
 export const DEFAULT_TOOL_LIST_MAX_PAGES = 50;
@@ -73,7 +89,7 @@ export function instrumentMcpClient(
   client: McpClientLike,
   options: InstrumentMcpOptions = {},
 ): InstrumentedMcpClient {
-  const annotated = new Map<string, Effect>();
+  let annotated = new Map<string, Effect>();
   const bindings = new Map<string, ToolBinding<CallToolResult, unknown, McpArguments>>();
   const bound = (name: string) => {
     let tool = bindings.get(name);
@@ -89,6 +105,7 @@ export function instrumentMcpClient(
         itemId: policy.itemId,
         resource: declared?.resource,
         policy: declared !== undefined && 'basis' in declared ? declared : undefined,
+        verifyTarget: policy.verifyTarget,
       });
       // Names come from the model: cache a bounded number of them.
       if (bindings.size < MAX_CACHED_TOOLS) bindings.set(name, tool);
@@ -100,16 +117,33 @@ export function instrumentMcpClient(
   return {
     effectOf,
     async refreshToolEffects(maxPages = DEFAULT_TOOL_LIST_MAX_PAGES) {
+      // A fresh map replaces the old one only when listing succeeded: a tool no longer listed is a mutation again.
+      const listedEffects = new Map<string, Effect>();
+      const seen = new Set<string>();
       let cursor: string | undefined;
-      for (let page = 0; page < maxPages; page += 1) {
+      let pages = 0;
+      let complete = false;
+      while (pages < maxPages) {
         const listed = await client.listTools(cursor === undefined ? {} : { cursor });
+        pages += 1;
         for (const tool of listed.tools) {
-          annotated.set(tool.name, tool.annotations?.readOnlyHint === true ? 'read' : 'mutation');
+          listedEffects.set(tool.name, tool.annotations?.readOnlyHint === true ? 'read' : 'mutation');
         }
         cursor = listed.nextCursor;
-        if (!cursor) break;
+        if (!cursor) {
+          complete = true;
+          break;
+        }
+        if (seen.has(cursor)) break;
+        seen.add(cursor);
       }
-      return annotated;
+      annotated = listedEffects;
+      return {
+        complete,
+        pages,
+        ...(complete || cursor === undefined ? {} : { nextCursor: cursor }),
+        effects: annotated,
+      };
     },
     async callTool(session, params, callOptions = {}) {
       const tool = bound(params.name);

@@ -4,7 +4,7 @@
  * rather than from what the caller says about it.
  */
 import type { GuardDecision, ResultStatus } from '../contract/codes.ts';
-import type { Continuation, Reason, Scope } from '../contract/envelope.ts';
+import type { Continuation, Reason, Scope, Warning } from '../contract/envelope.ts';
 
 export interface SessionInfo {
   /** `gen_ai.conversation.id`: the agent session. */
@@ -29,6 +29,8 @@ export interface EvidenceRecord {
   itemCount?: number;
   /** Ids of the returned items, when the tool's items have ids. */
   itemIds?: readonly string[];
+  /** The result's warnings, when it had any: a warning policy may make them block a mutation. */
+  warnings?: readonly Warning[];
 }
 
 /**

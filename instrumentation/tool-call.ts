@@ -14,7 +14,7 @@ import {
   toolSpanName,
 } from '../contract/attributes.ts';
 import type { Effect, GuardDecision } from '../contract/codes.ts';
-import type { Continuation, Reason, ToolResult } from '../contract/envelope.ts';
+import type { Continuation, Reason, ToolResult, Warning } from '../contract/envelope.ts';
 import type { GuardMode, TooltrailConfig } from './config.ts';
 import type { GuardFinding, GuardVerdict, MutationPlan, ReviewRequest } from './guard.ts';
 import { decideMutation } from './guard.ts';
@@ -95,6 +95,22 @@ export interface ToolBinding<V, T, A = unknown> {
   resource: string | undefined;
   /** Mutations: how to judge a call that comes with arguments only. */
   policy: MutationPolicy<A> | undefined;
+  /** Mutations: re-checks each target just before execution; a target it refuses stops the mutation. */
+  verifyTarget: TargetVerifier<A> | undefined;
+}
+
+/** True if the target still qualifies for the mutation now; false (or a throw) refuses the call. */
+export type TargetVerifier<A = unknown> = (
+  target: string,
+  ctx: { args: A; session: Session },
+) => boolean | Promise<boolean>;
+
+/** What the runner needs from its host besides the config. */
+export interface RunnerHooks {
+  /** Milliseconds since the epoch, for the age of evidence. */
+  clock?: () => number;
+  /** The alerts side's escalated warnings (code and source): an escalated warning blocks every mutation. */
+  isWarningEscalated?: (warning: { code: Warning['code']; source: string }) => boolean;
 }
 
 export interface BindOptions<V, T, A = unknown> {
@@ -106,6 +122,7 @@ export interface BindOptions<V, T, A = unknown> {
   itemId?: ((item: T) => string | number | undefined) | undefined;
   resource?: string | undefined;
   policy?: MutationPolicy<A> | undefined;
+  verifyTarget?: TargetVerifier<A> | undefined;
 }
 
 /** The tool itself, called with its arguments (passed along rather than captured: no closure per call). */
@@ -116,12 +133,32 @@ export class ToolCallRunner {
   readonly #config: TooltrailConfig;
   readonly #redactor: Redactor;
   readonly #clock: () => number;
+  readonly #isEscalated: RunnerHooks['isWarningEscalated'];
+  readonly #warningBlocks: (warning: Warning, basis: MutationPlan['basis']) => string | undefined;
 
-  constructor(tracer: Tracer, config: TooltrailConfig, redactor: Redactor, clock: () => number = Date.now) {
+  constructor(tracer: Tracer, config: TooltrailConfig, redactor: Redactor, hooks: RunnerHooks = {}) {
     this.#tracer = tracer;
     this.#config = config;
     this.#redactor = redactor;
-    this.#clock = clock;
+    this.#clock = hooks.clock ?? Date.now;
+    this.#isEscalated = hooks.isWarningEscalated;
+    this.#warningBlocks = (warning, basis) => this.#blocks(warning, basis);
+  }
+
+  #blocks(warning: Warning, basis: MutationPlan['basis']): string | undefined {
+    if (this.#config.warningPolicy[warning.code]?.includes(basis)) {
+      return `the warning policy makes ${warning.code} block ${basis}-based mutations`;
+    }
+    if (!this.#isEscalated) return undefined;
+    try {
+      return this.#isEscalated({ code: warning.code, source: warning.source })
+        ? 'the warning was escalated'
+        : undefined;
+    } catch (err) {
+      // A guard that cannot tell whether a warning was escalated does not assume it was not.
+      diag.warn(`tooltrail: isWarningEscalated failed: ${String(err)}`);
+      return `its escalation state could not be read (${String(err)})`;
+    }
   }
 
   bind<V, T, A = unknown>(options: BindOptions<V, T, A>): ToolBinding<V, T, A> {
@@ -135,6 +172,7 @@ export class ToolCallRunner {
       itemId: options.itemId,
       resource: options.resource ?? options.policy?.resource,
       policy: options.policy,
+      verifyTarget: options.verifyTarget,
     };
   }
 
@@ -148,6 +186,7 @@ export class ToolCallRunner {
     args: A,
     callId: string,
     explicit: MutationPlan | undefined,
+    unqualified?: readonly { target: string; why: string }[],
   ): { verdict: GuardVerdict; plan: MutationPlan | undefined } {
     const ledger = session.evidence;
     const now = this.#clock();
@@ -173,7 +212,9 @@ export class ToolCallRunner {
       now,
       maxAgeMs,
       origin: derived ? 'ledger' : 'plan',
+      warningBlocks: this.#warningBlocks,
       ...(derived ? { planFindings: derived.findings } : {}),
+      ...(unqualified ? { unqualified } : {}),
     });
     return { verdict, plan };
   }
@@ -239,7 +280,54 @@ export class ToolCallRunner {
     const attributes = this.#attributes(tool, session, 'mutation', callId, sequence, args);
     const enforced = (call?.guard ?? this.#config.guard) === 'enforce';
     // Judged even when off: the verdict resolves the evidence's call ids and snapshots the span records.
-    const { verdict, plan } = this.judge(tool, session, args, callId, explicit);
+    const judged = this.judge(tool, session, args, callId, explicit);
+    if (enforced && judged.verdict.decision === 'allowed' && tool.verifyTarget && judged.plan) {
+      return this.#verified(tool, session, args, explicit, execute, callId, sequence, attributes, judged.plan);
+    }
+    return this.#judged(tool, session, args, execute, callId, sequence, attributes, enforced, judged);
+  }
+
+  /** Re-checks each target just before execution (no snapshot binds the selection to the read), then judges again. */
+  async #verified<V, T, A>(
+    tool: ToolBinding<V, T, A>,
+    session: Session,
+    args: A,
+    explicit: MutationPlan | undefined,
+    execute: Execute<A, V>,
+    callId: string,
+    sequence: number,
+    attributes: Attributes,
+    plan: MutationPlan,
+  ): Promise<MutationOutcome<T, V>> {
+    const verify = tool.verifyTarget;
+    const checks = await Promise.all(
+      plan.targets.map(async (target): Promise<{ target: string; why: string } | undefined> => {
+        try {
+          return verify && !(await verify(target, { args, session }))
+            ? { target, why: 'verifyTarget said it no longer qualifies' }
+            : undefined;
+        } catch (err) {
+          // A check that failed did not confirm the target.
+          return { target, why: `verifyTarget threw: ${String(err)}` };
+        }
+      }),
+    );
+    const unqualified = checks.filter((c) => c !== undefined);
+    const judged = this.judge(tool, session, args, callId, explicit, unqualified);
+    return this.#judged(tool, session, args, execute, callId, sequence, attributes, true, judged);
+  }
+
+  #judged<V, T, A>(
+    tool: ToolBinding<V, T, A>,
+    session: Session,
+    args: A,
+    execute: Execute<A, V>,
+    callId: string,
+    sequence: number,
+    attributes: Attributes,
+    enforced: boolean,
+    { verdict, plan }: { verdict: GuardVerdict; plan: MutationPlan | undefined },
+  ): Promise<MutationOutcome<T, V>> {
     if (enforced) session.countDecision(verdict.decision);
     if (plan) {
       attributes[Attr.MUTATION_BASIS] = plan.basis;
@@ -393,6 +481,7 @@ export class ToolCallRunner {
       continuation:
         result.completeness.continuation.kind === 'none' ? NO_CONTINUATION : result.completeness.continuation,
     };
+    if (result.warnings.length > 0) record.warnings = result.warnings;
     if (result.scope) record.scope = result.scope;
     else if (tool.resource !== undefined) record.scope = { resource: tool.resource };
     if (result.items) {

@@ -1,7 +1,7 @@
 /** The entry object: sessions, and wrappers that turn tool functions into instrumented, guarded tools. */
 import type { TracerProvider } from '@opentelemetry/api';
 import { trace } from '@opentelemetry/api';
-import type { Effect } from '../contract/codes.ts';
+import type { Effect, WarningCode } from '../contract/codes.ts';
 import { MUTATION_BASES } from '../contract/codes.ts';
 import type { TooltrailConfig, TooltrailConfigInput } from './config.ts';
 import { FieldPoliciesSchema, parseConfig } from './config.ts';
@@ -13,7 +13,14 @@ import type { InterpretedResult } from './results.ts';
 import { interpretToolResult } from './results.ts';
 import type { SessionInfo } from './session.ts';
 import { Session } from './session.ts';
-import type { CallOptions, MutationCallOptions, MutationOutcome, ReadOutcome, ToolCallContext } from './tool-call.ts';
+import type {
+  CallOptions,
+  MutationCallOptions,
+  MutationOutcome,
+  ReadOutcome,
+  TargetVerifier,
+  ToolCallContext,
+} from './tool-call.ts';
 import { ToolCallRunner } from './tool-call.ts';
 import { INSTRUMENTATION_NAME, INSTRUMENTATION_VERSION } from './version.ts';
 
@@ -22,6 +29,11 @@ export interface TooltrailOptions extends TooltrailConfigInput {
   tracerProvider?: TracerProvider;
   /** Milliseconds since the epoch, for the age of evidence. Default: `Date.now`. */
   clock?: () => number;
+  /**
+   * Whether the alerts side escalated this warning (code and source): an escalated warning on the evidence blocks
+   * every mutation. Called when a mutation is judged, so keep it a lookup (the assembly refreshes what it reads).
+   */
+  isWarningEscalated?: (warning: { code: WarningCode; source: string }) => boolean;
 }
 
 export interface ToolDefinition<T = unknown> {
@@ -43,6 +55,11 @@ export interface ReadDefinition<T = unknown> extends ToolDefinition<T> {
 export interface MutationDefinition<A = unknown, T = unknown> extends ToolDefinition<T> {
   /** How to judge a call made with arguments only: resource, basis, targets from the arguments, evidence window. */
   policy?: MutationPolicy<A>;
+  /**
+   * Re-checks each target just before execution (e.g. "still unowned?"), for selections no snapshot binds to the
+   * read; a target it refuses (false or a throw) stops the mutation with `TARGET_NO_LONGER_QUALIFIES`.
+   */
+  verifyTarget?: TargetVerifier<A>;
 }
 
 /** A read whose tool ran outside a wrapper (a proxy saw its result), for `recordRead`. */
@@ -115,14 +132,17 @@ export interface Tooltrail {
 }
 
 export function createTooltrail(options: TooltrailOptions = {}): Tooltrail {
-  const { tracerProvider, clock, ...configInput } = options;
+  const { tracerProvider, clock, isWarningEscalated, ...configInput } = options;
   const config = parseConfig(configInput);
   const tracer = (tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_NAME, INSTRUMENTATION_VERSION);
   const redactor = createRedactor({
     maxChars: config.maxRecordedChars,
     ...(config.hashKey !== undefined ? { hashKey: config.hashKey } : {}),
   });
-  const runner = new ToolCallRunner(tracer, config, redactor, clock);
+  const runner = new ToolCallRunner(tracer, config, redactor, {
+    ...(clock ? { clock } : {}),
+    ...(isWarningEscalated ? { isWarningEscalated } : {}),
+  });
 
   const bind = <T, V, A>(definition: string | ReadDefinition<T> | MutationDefinition<A, T>, effect: Effect) => {
     const def = toDefinition(definition);
@@ -137,6 +157,7 @@ export function createTooltrail(options: TooltrailOptions = {}): Tooltrail {
       itemId: def.itemId,
       resource: policy?.resource,
       ...(effect === 'mutation' && policy ? { policy: policy as MutationPolicy<A> } : {}),
+      ...('verifyTarget' in def && def.verifyTarget ? { verifyTarget: def.verifyTarget } : {}),
     });
   };
 

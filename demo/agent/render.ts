@@ -150,6 +150,8 @@ function option(o: RecoveryOption): string {
       return `act only on the ${o.targetCount} returned id${o.targetCount === 1 ? '' : 's'} (${ids(o.targets)})`;
     case 'abandon':
       return 'abandon';
+    default:
+      return o.description;
   }
 }
 

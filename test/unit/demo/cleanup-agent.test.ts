@@ -74,9 +74,16 @@ test('sends the deletion of an incompletely listed set for review, with recovery
     'TIME_BUDGET_EXCEEDED',
     'VISIBILITY_RESTRICTED',
   ]);
+  // One option per reason (a longer deadline, a credential that sees the scope, a tool that states completeness).
   assert.deepEqual(
     review.options.map((o) => o.kind),
-    ['retry_with_longer_deadline', 'narrow_to_returned_ids', 'abandon'],
+    [
+      'retry_with_longer_deadline',
+      'use_credential_that_sees_scope',
+      'use_tool_that_states_completeness',
+      'narrow_to_returned_ids',
+      'abandon',
+    ],
   );
   const retry = review.options[0];
   assert.equal(retry?.kind === 'retry_with_longer_deadline' ? retry.minimumSeconds : undefined, 2);

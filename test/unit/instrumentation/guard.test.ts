@@ -108,7 +108,12 @@ test('refuses evidence whose read failed or threw', async () => {
   await assert.rejects(thrown(session, {}, { toolCallId: 'thrown-1' }));
   for (const evidence of [a, { callId: 'thrown-1' }]) {
     const out = await archive(session, { ids: [] }, { basis: 'absence', targets: ['z'], evidence: [evidence] });
-    assert.deepEqual(findingCodes(out), ['EVIDENCE_INCOMPLETE']);
+    // A failed read returned no items either: the target cannot be checked against it.
+    assert.deepEqual(findingCodes(out), ['EVIDENCE_INCOMPLETE', 'TARGETS_UNVERIFIABLE']);
+    assert.deepEqual(
+      review(out).options.map((o) => o.kind),
+      ['retry_later', 'read_with_item_ids', 'abandon'],
+    );
   }
 });
 
