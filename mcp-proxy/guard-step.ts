@@ -1,9 +1,9 @@
 /**
  * The guard step: the one module that reaches the instrumentation package, through its public entry only. Reads
- * the proxy saw are recorded into the session's ledger; a destructive call gets the package guard's decision on a
- * MutationPlan built from the policy and the session's recent reads of the same resource. The package emits no
- * span here (a sampler that records nothing): the proxy's own span carries the decision.
- * Built on the public wrappers (`readTool`/`mutationTool`); a dedicated ledger API can replace them in this file.
+ * the proxy saw go into the session's ledger (`recordRead`); a destructive call gets the package guard's verdict
+ * (`judgeMutation`): from the tool's policy (resource, basis, targets, window) when the policy file gives one, else
+ * on an explicit plan whose evidence is the session's recent reads that declared no resource either.
+ * The package emits no span here (a sampler that records nothing): the proxy's own span carries the decision.
  */
 import { AlwaysOffSampler, BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
 import type { GuardDecision, MutationBasis } from '../contract/codes.ts';
@@ -11,11 +11,11 @@ import type { ToolResult } from '../contract/envelope.ts';
 import {
   createTooltrail,
   type GuardFinding,
-  type MutationPlan,
+  type MutationPolicy,
   type ReviewRequest,
   type Session,
-  type Tooltrail,
 } from '../instrumentation/index.ts';
+import { valuesAt } from './policy.ts';
 
 export type GuardMode = 'enforce' | 'review' | 'observe';
 export const GUARD_MODES = ['enforce', 'review', 'observe'] as const;
@@ -30,9 +30,13 @@ export interface RecordedRead {
 export interface MutationCall {
   callId: string;
   toolName: string;
+  args: unknown;
+  /** From the policy file; without a resource the call is judged on the session's unscoped reads. */
   resource: string | undefined;
   basis: MutationBasis;
-  targets: string[];
+  /** A JSON pointer (`/ids`) or a dotted path (`items.*.id`) into the arguments. */
+  targets: string | undefined;
+  evidenceMaxAgeMs: number | undefined;
 }
 
 export interface GuardJudgement {
@@ -42,113 +46,99 @@ export interface GuardJudgement {
   enforced: boolean;
   findings: GuardFinding[];
   review: ReviewRequest | undefined;
+  targetCount: number;
   evidenceCallIds: string[];
   evidenceSnapshots: string[];
 }
 
 export interface GuardStep {
-  recordRead(conversationId: string, read: RecordedRead): Promise<void>;
-  judge(conversationId: string, call: MutationCall): Promise<GuardJudgement>;
+  recordRead(conversationId: string, read: RecordedRead): void;
+  judge(conversationId: string, call: MutationCall): GuardJudgement;
 }
 
 interface SessionState {
   session: Session;
-  /** Most recent reads first out: the evidence window. */
-  reads: { callId: string; resource: string | undefined; snapshot: string | undefined }[];
-  /** Records still being written: a judgement waits for them, so a read answered before the call counts. */
-  recording: Promise<unknown>;
+  /** The latest unscoped reads (the evidence of a destructive tool the policy says nothing about). */
+  unscoped: string[];
 }
 
 const MAX_SESSIONS = 1000;
-const MAX_TOOLS = 1000;
-const ALLOWED = Symbol('allowed');
 
 export function createGuardStep(options: { mode: GuardMode; evidenceWindow: number }): GuardStep {
-  const tt: Tooltrail = createTooltrail({
+  const tt = createTooltrail({
     tracerProvider: new BasicTracerProvider({ sampler: new AlwaysOffSampler() }),
     onUnsafeEvidence: options.mode === 'review' ? 'review_requested' : 'refused',
     evidenceLedgerSize: options.evidenceWindow,
   });
   const sessions = new Map<string, SessionState>();
-  const readTools = new Map<string, ReturnType<typeof tt.readTool<ToolResult, unknown, ToolResult>>>();
-  const mutationTools = new Map<string, ReturnType<typeof tt.mutationTool<unknown, unknown, typeof ALLOWED>>>();
-
   const stateOf = (conversationId: string): SessionState => {
     let state = sessions.get(conversationId);
     if (state) return state;
     // Oldest session forgotten first: a proxy serving many clients keeps a bounded memory.
     if (sessions.size >= MAX_SESSIONS) sessions.delete(sessions.keys().next().value as string);
-    state = {
-      session: tt.session({ conversationId, agentName: 'mcp-proxy' }),
-      reads: [],
-      recording: Promise.resolve(),
-    };
+    state = { session: tt.session({ conversationId, agentName: 'mcp-proxy' }), unscoped: [] };
     sessions.set(conversationId, state);
     return state;
   };
-  const cached = <T>(map: Map<string, T>, name: string, make: () => T): T => {
-    let tool = map.get(name);
-    if (!tool) {
-      tool = make();
-      if (map.size < MAX_TOOLS) map.set(name, tool);
-    }
-    return tool;
-  };
 
   return {
-    async recordRead(conversationId, read) {
+    recordRead(conversationId, read) {
       const state = stateOf(conversationId);
-      // The result travels as the wrapper's arguments (never recorded): one wrapper per tool serves every call.
-      const tool = cached(readTools, read.toolName, () =>
-        tt.readTool<ToolResult, unknown, ToolResult>(read.toolName, (result) => result),
-      );
-      const recorded = tool(state.session, read.result, { toolCallId: read.callId });
-      state.recording = Promise.allSettled([state.recording, recorded]);
-      state.reads.push({ callId: read.callId, resource: read.resource, snapshot: read.result.scope?.snapshot });
-      if (state.reads.length > options.evidenceWindow) state.reads.shift();
-      await recorded;
-    },
-    async judge(conversationId, call) {
-      const state = stateOf(conversationId);
-      await state.recording;
-      const evidence = state.reads.filter((r) => r.resource === call.resource);
-      const plan: MutationPlan = {
-        basis: call.basis,
-        targets: call.targets,
-        evidence: evidence.map((r) => ({ callId: r.callId })),
-        ...(call.resource === undefined ? {} : { resource: call.resource }),
-      };
-      const tool = cached(mutationTools, call.toolName, () =>
-        tt.mutationTool<unknown, unknown, typeof ALLOWED>(call.toolName, () => ALLOWED),
-      );
-      const enforced = options.mode !== 'observe';
-      const outcome = await tool(state.session, {}, plan, {
-        toolCallId: call.callId,
-        guard: enforced ? 'enforce' : 'off',
+      tt.recordRead(state.session, {
+        toolName: read.toolName,
+        value: read.result,
+        callId: read.callId,
+        ...(read.resource === undefined ? {} : { resource: read.resource }),
       });
-      const evidenceCallIds = evidence.map((r) => r.callId);
-      const evidenceSnapshots = [...new Set(evidence.flatMap((r) => (r.snapshot ? [r.snapshot] : [])))];
-      if (outcome.decision === 'not_checked') {
-        return {
-          decision: outcome.unenforced.decision,
-          enforced,
-          findings: outcome.unenforced.findings,
-          review: undefined,
-          evidenceCallIds,
-          evidenceSnapshots,
-        };
+      if (read.resource === undefined && read.result.scope?.resource === undefined) {
+        state.unscoped.push(read.callId);
+        if (state.unscoped.length > options.evidenceWindow) state.unscoped.shift();
       }
-      if (outcome.decision === 'allowed') {
-        return { decision: 'allowed', enforced, findings: [], review: undefined, evidenceCallIds, evidenceSnapshots };
-      }
+    },
+    judge(conversationId, call) {
+      const state = stateOf(conversationId);
+      const targets = call.targets;
+      const selector = targets === undefined ? undefined : targets.startsWith('/') ? targets : dotted(targets);
+      const verdict =
+        call.resource !== undefined
+          ? tt.judgeMutation(state.session, {
+              toolName: call.toolName,
+              args: call.args,
+              callId: call.callId,
+              policy: {
+                resource: call.resource,
+                basis: call.basis,
+                ...(selector === undefined ? {} : { targets: selector }),
+                ...(call.evidenceMaxAgeMs === undefined ? {} : { evidenceWindow: { maxAgeMs: call.evidenceMaxAgeMs } }),
+              } satisfies MutationPolicy,
+            })
+          : tt.judgeMutation(state.session, {
+              toolName: call.toolName,
+              args: call.args,
+              callId: call.callId,
+              plan: {
+                basis: call.basis,
+                targets: selector === undefined ? [] : valuesAt(call.args, targets as string),
+                evidence: state.unscoped.map((callId) => ({ callId })),
+              },
+            });
       return {
-        decision: outcome.decision,
-        enforced,
-        findings: outcome.findings,
-        review: outcome.review,
-        evidenceCallIds,
-        evidenceSnapshots,
+        decision: verdict.decision,
+        enforced: options.mode !== 'observe',
+        findings: verdict.findings,
+        review: verdict.review,
+        targetCount: verdict.plan?.targets.length ?? 0,
+        evidenceCallIds: verdict.evidenceCallIds,
+        evidenceSnapshots: verdict.evidenceSnapshots,
       };
     },
+  };
+}
+
+/** A dotted path as a target selector: undefined when it finds nothing, so the guard says TARGETS_UNREADABLE. */
+function dotted(path: string): (args: unknown) => string[] | undefined {
+  return (args) => {
+    const found = valuesAt(args, path);
+    return found.length > 0 ? found : undefined;
   };
 }

@@ -26,7 +26,13 @@ const ToolPolicySchema = z
       .describe('The operator states this tool returns every match: a result with no limit signal is complete.'),
     textLimit: z.number().int().positive().optional().describe('A text result this long (chars) was cut.'),
     basis: z.enum(MUTATION_BASES).optional(),
-    targets: PathSchema.optional().describe('Where the mutation targets are in the arguments.'),
+    targets: z
+      .union([z.string().regex(/^(\/[^/]*)*$/, 'a JSON pointer like `/ids`'), PathSchema])
+      .optional()
+      .describe(
+        'Where the mutation targets are in the arguments: a JSON pointer (`/ids`) or a dotted path (`items.*.id`).',
+      ),
+    evidenceMaxAgeMs: z.number().int().positive().optional().describe('Reads older than this are stale evidence.'),
   })
   .strict();
 

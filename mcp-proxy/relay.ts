@@ -11,7 +11,7 @@ import type { Span, Tracer } from '@opentelemetry/api';
 import { McpAttr } from '../contract/attributes.ts';
 import { readCompleteness, readListCompleteness } from './completeness.ts';
 import type { GuardJudgement, GuardStep } from './guard-step.ts';
-import { type PolicyFile, resolveEffect, type ToolAnnotations, valuesAt } from './policy.ts';
+import { type PolicyFile, resolveEffect, type ToolAnnotations } from './policy.ts';
 import { stoppedResult } from './refusal.ts';
 import type { Conversations } from './session.ts';
 import {
@@ -209,7 +209,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
     );
     pending.set(id, { span, method, tool });
     if (effect === 'mutation' && destructive) {
-      const judgement = await judge(tool, params.arguments);
+      const judgement = judge(tool, params.arguments, span);
       if (judgement.decision !== 'allowed' && judgement.enforced) {
         pending.delete(id);
         recordToolError(span);
@@ -228,19 +228,19 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
     void sendUp(msg);
   };
 
-  const judge = async (tool: ToolCall, args: unknown): Promise<GuardJudgement> => {
+  const judge = (tool: ToolCall, args: unknown, span: Span): GuardJudgement => {
     const policy = o.policy.tools[tool.name];
-    const targets = policy?.targets ? valuesAt(args, policy.targets) : [];
     const basis = policy?.basis ?? 'presence';
-    const judgement = await o.guard.judge(tool.conversationId, {
+    const judgement = o.guard.judge(tool.conversationId, {
       callId: tool.callId,
       toolName: tool.name,
+      args,
       resource: policy?.resource,
       basis,
-      targets,
+      targets: policy?.targets,
+      evidenceMaxAgeMs: policy?.evidenceMaxAgeMs,
     });
-    const p = [...pending.values()].find((x) => x.tool === tool);
-    if (p) recordMutationPlan(p.span, basis, targets.length, judgement, policy?.resource);
+    recordMutationPlan(span, basis, judgement, policy?.resource);
     return judgement;
   };
 
@@ -309,16 +309,17 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
       recordResult(span, read.result);
       if ((m.result as { isError?: unknown } | undefined)?.isError === true) recordToolError(span);
       if (tool.effect === 'read') {
-        o.guard
-          .recordRead(tool.conversationId, {
+        try {
+          o.guard.recordRead(tool.conversationId, {
             callId: tool.callId,
             toolName: tool.name,
             resource: policy?.resource,
             result: read.result,
-          })
-          .catch((err: Error) =>
-            o.log(`tooltrail mcp-proxy: could not record the read ${tool.callId}: ${err.message}`),
-          );
+          });
+        } catch (err) {
+          // A read the ledger could not take is missing evidence (the guard refuses on it), never a lost answer.
+          o.log(`tooltrail mcp-proxy: could not record the read ${tool.callId}: ${(err as Error).message}`);
+        }
       }
     }
     span.end();

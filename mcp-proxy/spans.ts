@@ -117,13 +117,12 @@ export function recordJsonRpcError(span: Span, error: { code?: unknown; message?
 export function recordMutationPlan(
   span: Span,
   basis: string,
-  targetCount: number,
   judgement: GuardJudgement,
   resource: string | undefined,
 ): void {
   span.setAttributes({
     [Attr.MUTATION_BASIS]: basis,
-    [Attr.MUTATION_TARGET_COUNT]: targetCount,
+    [Attr.MUTATION_TARGET_COUNT]: judgement.targetCount,
     [Attr.MUTATION_EVIDENCE_CALL_IDS]: judgement.evidenceCallIds,
     [Attr.MUTATION_EVIDENCE_SNAPSHOTS]: judgement.evidenceSnapshots,
     ...(resource === undefined ? {} : { [Attr.SCOPE_RESOURCE]: resource }),

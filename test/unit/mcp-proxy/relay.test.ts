@@ -107,7 +107,7 @@ async function world(guard: GuardMode, policy: PolicyFile = { tools: {} }): Prom
 const policy: PolicyFile = {
   tools: {
     list_accounts: { resource: 'accounts' },
-    delete_accounts: { resource: 'accounts', basis: 'presence', targets: 'ids' },
+    delete_accounts: { resource: 'accounts', basis: 'presence', targets: '/ids' },
   },
 };
 
