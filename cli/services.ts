@@ -5,7 +5,9 @@ import { servicesDown, servicesStatus, servicesUp } from '../services/manager.ts
 export function registerServicesCommand(program: Command): void {
   const services = program
     .command('services')
-    .description('start, stop and check the local Kafka, ClickHouse and Alertmanager (data under .tooltrail/)');
+    .description(
+      'start, stop and check the local Kafka, ClickHouse, Alertmanager and PostgreSQL (data under .tooltrail/)',
+    );
 
   services
     .command('up')

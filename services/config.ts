@@ -1,7 +1,8 @@
 /**
  * The local dev services `tooltrail services up` starts: the connection settings (platform/connections.ts) plus
  * what only the launchers need (their home folder, Kafka's controller port and version, the webhook sink the
- * generated Alertmanager config pages, a user's own Alertmanager config file).
+ * generated Alertmanager config pages, a user's own Alertmanager config file), and PostgreSQL, which no stage uses:
+ * only the SQL adapter's tests do.
  */
 import { resolve } from 'node:path';
 import { z } from 'zod';
@@ -15,6 +16,10 @@ import {
 export const DEFAULT_KAFKA_CONTROLLER_PORT = 9093;
 /** Where the local Alertmanager's webhook receivers post pages (a sink run by tests or `tooltrail up`). */
 export const DEFAULT_WEBHOOK_PORT = 9199;
+/** Not PostgreSQL's usual 5432, so that a system PostgreSQL keeps its port; change it with TOOLTRAIL_POSTGRES_PORT. */
+export const DEFAULT_POSTGRES_PORT = 9432;
+/** The local cluster's superuser (trust authentication on loopback only). */
+export const POSTGRES_SUPERUSER = 'tooltrail';
 export const DEFAULT_HOME = '.tooltrail';
 /** Pinned in services/kafka/pom.xml too; the cache folder is named after it. */
 export const KAFKA_VERSION = '4.1.1';
@@ -33,6 +38,8 @@ export interface ServicesConfig {
     /** A user's own Alertmanager config file for the local instance, instead of the generated one. */
     configFile?: string;
   };
+  /** A local cluster (initdb under `home`), or the user's own server (TOOLTRAIL_POSTGRES_URL). */
+  postgres: { mode: 'local' | 'external'; url: string; port: number; user: string };
 }
 
 const port = z.coerce.number().int().min(1).max(65535);
@@ -42,6 +49,8 @@ const EnvSchema = ConnectionEnvSchema.extend({
   TOOLTRAIL_KAFKA_CONTROLLER_PORT: port.default(DEFAULT_KAFKA_CONTROLLER_PORT),
   TOOLTRAIL_WEBHOOK_URL: z.url().optional(),
   TOOLTRAIL_ALERTMANAGER_CONFIG: z.string().min(1).optional(),
+  TOOLTRAIL_POSTGRES_URL: z.url().optional(),
+  TOOLTRAIL_POSTGRES_PORT: port.default(DEFAULT_POSTGRES_PORT),
 });
 
 /** Reads the services configuration from the environment; reports every bad key at once. */
@@ -56,6 +65,15 @@ export function loadServicesConfig(env: NodeJS.ProcessEnv = process.env, cwd = p
       ...connections.alertmanager,
       webhookUrl: e.TOOLTRAIL_WEBHOOK_URL ?? `http://127.0.0.1:${DEFAULT_WEBHOOK_PORT}`,
       ...(e.TOOLTRAIL_ALERTMANAGER_CONFIG ? { configFile: resolve(cwd, e.TOOLTRAIL_ALERTMANAGER_CONFIG) } : {}),
+    },
+    postgres: {
+      mode: e.TOOLTRAIL_POSTGRES_URL ? 'external' : 'local',
+      url:
+        e.TOOLTRAIL_POSTGRES_URL ?? `postgres://${POSTGRES_SUPERUSER}@127.0.0.1:${e.TOOLTRAIL_POSTGRES_PORT}/postgres`,
+      port: e.TOOLTRAIL_POSTGRES_PORT,
+      user: e.TOOLTRAIL_POSTGRES_URL
+        ? decodeURIComponent(new URL(e.TOOLTRAIL_POSTGRES_URL).username)
+        : POSTGRES_SUPERUSER,
     },
   };
 }

@@ -1,14 +1,15 @@
-/** The three local services as one unit: `tooltrail services up | down | status`. */
+/** The four local services as one unit: `tooltrail services up | down | status`. */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { alertmanagerService } from './alertmanager/alertmanager.ts';
 import { clickhouseService } from './clickhouse/clickhouse.ts';
 import type { ServicesConfig } from './config.ts';
 import { kafkaService } from './kafka/kafka.ts';
+import { postgresService } from './postgres/postgres.ts';
 import type { ManagedService, ServiceName, ServiceStatus } from './service.ts';
 
 export function allServices(config: ServicesConfig): ManagedService[] {
-  return [kafkaService(config), clickhouseService(config), alertmanagerService(config)];
+  return [kafkaService(config), clickhouseService(config), alertmanagerService(config), postgresService(config)];
 }
 
 export interface UpResult {
@@ -39,7 +40,7 @@ export async function servicesDown(
 ): Promise<{ name: ServiceName; stopped: boolean }[]> {
   const results = await Promise.all(allServices(config).map(async (s) => ({ name: s.name, stopped: await s.down() })));
   if (purge) {
-    for (const dir of ['kafka', 'clickhouse', 'alertmanager'])
+    for (const dir of ['kafka', 'clickhouse', 'alertmanager', 'postgres'])
       rmSync(join(config.home, dir), { recursive: true, force: true });
   }
   return results;

@@ -1,4 +1,4 @@
-/** What `tooltrail services` knows about each of the three services. */
+/** What `tooltrail services` knows about each of the four services. */
 export interface ServiceStatus {
   name: ServiceName;
   mode: 'local' | 'external';
@@ -9,7 +9,7 @@ export interface ServiceStatus {
   detail?: string;
 }
 
-export type ServiceName = 'kafka' | 'clickhouse' | 'alertmanager';
+export type ServiceName = 'kafka' | 'clickhouse' | 'alertmanager' | 'postgres';
 
 export interface ManagedService {
   readonly name: ServiceName;

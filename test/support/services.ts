@@ -71,3 +71,14 @@ export async function freshDatabase(prefix = 'tt_test'): Promise<TestDatabase> {
     },
   };
 }
+
+/** The PostgreSQL the SQL adapter's tests use; fails with how to install and start it. */
+export async function requirePostgres(): Promise<string> {
+  const { postgresReady } = await import('../../services/postgres/postgres.ts');
+  if (!(await postgresReady(services.postgres.url, services.postgres.port))) {
+    throw new Error(
+      `PostgreSQL is not reachable at ${services.postgres.url}: install it (\`apt-get install postgresql\`; .ci/run does) and ${HOW}`,
+    );
+  }
+  return services.postgres.url;
+}

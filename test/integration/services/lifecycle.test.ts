@@ -57,6 +57,7 @@ function onlyClickHouseLocal(home: string, chPort: number): Record<string, strin
     TOOLTRAIL_CLICKHOUSE_PORT: String(chPort),
     TOOLTRAIL_KAFKA_BROKERS: services.kafka.brokers.join(','),
     TOOLTRAIL_ALERTMANAGER_URL: services.alertmanager.url,
+    TOOLTRAIL_POSTGRES_URL: services.postgres.url,
   };
 }
 
@@ -67,7 +68,7 @@ after(() => {
   }
 });
 
-test('services up starts all three, a second up is a no-op, and down leaves no process behind', async () => {
+test('services up starts all four, a second up is a no-op, and down leaves no process behind', async () => {
   const home = tempHome(true);
   const env = {
     TOOLTRAIL_HOME: home,
@@ -75,23 +76,24 @@ test('services up starts all three, a second up is a no-op, and down leaves no p
     TOOLTRAIL_KAFKA_CONTROLLER_PORT: '19093',
     TOOLTRAIL_CLICKHOUSE_PORT: '18125',
     TOOLTRAIL_ALERTMANAGER_PORT: '19293',
+    TOOLTRAIL_POSTGRES_PORT: '19432',
   };
   const first = cli(['services', 'up'], env);
   assert.equal(first.status, 0, first.stderr);
-  assert.equal(first.stdout.match(/ started /g)?.length, 3, first.stdout);
+  assert.equal(first.stdout.match(/ started /g)?.length, 4, first.stdout);
 
   const second = cli(['services', 'up'], env);
   assert.equal(second.status, 0, second.stderr);
-  assert.equal(second.stdout.match(/already running/g)?.length, 3, second.stdout);
+  assert.equal(second.stdout.match(/already running/g)?.length, 4, second.stdout);
 
   assert.equal(cli(['services', 'status'], env).status, 0);
   const pids = readdirSync(join(home, 'run')).map((f) => Number(readFileSync(join(home, 'run', f), 'utf8')));
-  assert.equal(pids.length, 3);
+  assert.equal(pids.length, 4);
 
   const down = cli(['services', 'down'], env);
   assert.equal(down.status, 0, down.stderr);
   for (const pid of pids) assert.equal(isAlive(pid), false, `pid ${pid} still alive after down`);
-  // Nothing that mentions this home (the JVM, the engine launcher, alertmanager) is left running.
+  // Nothing that mentions this home (the JVM, the engine launcher, alertmanager, postgres) is left running.
   const leftovers = readdirSync('/proc')
     .filter((p) => /^\d+$/.test(p))
     .filter((p) => {
@@ -145,6 +147,29 @@ function restrictedPath(keep: string[], fakes: Record<string, string> = {}): str
   return dir;
 }
 
+test('a taken PostgreSQL port gives one error line naming TOOLTRAIL_POSTGRES_PORT', async () => {
+  const blocker = createServer();
+  await new Promise<void>((r) => blocker.listen(0, '127.0.0.1', r));
+  const port = (blocker.address() as { port: number }).port;
+  try {
+    const r = cli(['services', 'up'], {
+      TOOLTRAIL_HOME: tempHome(false),
+      TOOLTRAIL_KAFKA_BROKERS: services.kafka.brokers.join(','),
+      TOOLTRAIL_CLICKHOUSE_URL: services.clickhouse.url,
+      TOOLTRAIL_ALERTMANAGER_URL: services.alertmanager.url,
+      TOOLTRAIL_POSTGRES_PORT: String(port),
+    });
+    assert.equal(r.status, 1);
+    assert.match(
+      r.stderr.trim(),
+      new RegExp(`^tooltrail: postgres: port ${port} is already taken .*TOOLTRAIL_POSTGRES_PORT`),
+    );
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+  } finally {
+    blocker.close();
+  }
+});
+
 test('a machine without Java gets one line naming Java and how to install it', () => {
   const env = {
     TOOLTRAIL_HOME: tempHome(true),
@@ -152,6 +177,7 @@ test('a machine without Java gets one line naming Java and how to install it', (
     TOOLTRAIL_KAFKA_CONTROLLER_PORT: '19095',
     TOOLTRAIL_CLICKHOUSE_URL: services.clickhouse.url,
     TOOLTRAIL_ALERTMANAGER_URL: services.alertmanager.url,
+    TOOLTRAIL_POSTGRES_URL: services.postgres.url,
     PATH: restrictedPath(['mvn']),
   };
   const r = cli(['services', 'up'], env);
@@ -167,6 +193,7 @@ test('an impossible jar download gives one line naming Maven Central and where t
     TOOLTRAIL_KAFKA_CONTROLLER_PORT: '19097',
     TOOLTRAIL_CLICKHOUSE_URL: services.clickhouse.url,
     TOOLTRAIL_ALERTMANAGER_URL: services.alertmanager.url,
+    TOOLTRAIL_POSTGRES_URL: services.postgres.url,
     PATH: restrictedPath(['java'], {
       mvn: '#!/bin/sh\necho "Could not transfer artifact: network unreachable" >&2\nexit 1\n',
     }),
