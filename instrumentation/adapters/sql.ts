@@ -15,6 +15,8 @@ export interface SqlOptions extends AdapterOptions {
   rowSecurity?: string;
   /** Keyset pagination: the cursor to resume after a row (e.g. its id); without it a cut is `narrow_query`. */
   keyset?: (lastRow: unknown) => string | undefined;
+  /** The transaction snapshot every page was read in (PostgreSQL: `pg_export_snapshot()` in REPEATABLE READ). */
+  snapshot?: string;
 }
 
 const SOURCE = 'sql';
@@ -48,6 +50,7 @@ export const sqlResult = defineAdapter<SqlOptions>({
     ) {
       return sqlError(response);
     }
+    const snap = options.snapshot ? { snapshot: options.snapshot } : {};
     const rows = Array.isArray(response)
       ? response
       : isRecord(response) && Array.isArray(response.rows)
@@ -68,19 +71,20 @@ export const sqlResult = defineAdapter<SqlOptions>({
         message: 'no limit given: cannot tell whether the query was cut',
         source: SOURCE,
       });
-      return { items: rows, reasons };
+      return { items: rows, reasons, ...snap };
     }
-    if (rows.length <= options.limit) return { items: rows, reasons };
+    if (rows.length <= options.limit) return { items: rows, reasons, ...snap };
     const items = rows.slice(0, options.limit);
+    const cursor = options.keyset ? options.keyset(items.at(-1)) : undefined;
+    // With a keyset the rest is the next page; without one the LIMIT is a wall: narrow the query.
     reasons.push({
-      code: 'RESULT_LIMIT_REACHED',
+      code: cursor ? 'MORE_PAGES_AVAILABLE' : 'RESULT_LIMIT_REACHED',
       message: `more than ${options.limit} rows`,
       source: SOURCE,
       limit: options.limit,
     });
-    const cursor = options.keyset ? options.keyset(items.at(-1)) : undefined;
     const continuation: Continuation = cursor ? { kind: 'next_cursor', cursor } : { kind: 'narrow_query' };
-    return { items, reasons, continuation };
+    return { items, reasons, continuation, ...snap };
   },
   pageParams(cursor, pageSize) {
     return cursor === undefined ? { limit: probeLimit(pageSize) } : { limit: probeLimit(pageSize), after: cursor };
