@@ -6,10 +6,10 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { TENANT_PATTERN } from '../contract/ids.ts';
 import { AuthErrorBody } from '../platform/auth/api-auth.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { errorBodySchema } from '../platform/http/error-body.ts';
-import { TENANT_PATTERN } from '../reconstruct/ids.ts';
 import { type SchemaConfig, SchemaConfigSchema } from '../schema/config.ts';
 import { verifyReportJsonSchema } from './report.ts';
 import { verifyDigests, verifyRangeProblem } from './verify.ts';

@@ -7,19 +7,13 @@
  * buffer, a memcpy on the main thread).
  */
 import { Buffer } from 'node:buffer';
+import { type BatchSource, countsOf, isBlocks, type RowCounts, type StoredBatch } from '../schema/batch.ts';
 import { digestEntries, type EntriesByTenant, type StoredRows } from './entries.ts';
 import { entriesFromBlocks, type StoredBlocks } from './native-entries.ts';
 
-/** A stored batch: its rows, or the Native blocks they were inserted as. */
-export type StoredBatch = StoredRows | StoredBlocks;
+export { countsOf, isBlocks, type RowCounts, type StoredBatch };
 
-export type DigestSource = { kind: 'rows'; rows: StoredRows } | { kind: 'native'; blocks: StoredBlocks };
-
-export interface RowCounts {
-  toolCalls: number;
-  warnings: number;
-  spans: number;
-}
+export type DigestSource = BatchSource;
 
 export interface ComputedEntries {
   entries: EntriesByTenant;
@@ -33,16 +27,6 @@ export type WorkerRequest =
   | { id: number; kind: 'native'; bytes: Uint8Array; ends: Int32Array; counts: RowCounts };
 
 export type WorkerResponse = { id: number; result: ComputedEntries } | { id: number; error: string };
-
-export function isBlocks(stored: StoredBatch): stored is StoredBlocks {
-  return !Array.isArray(stored.toolCalls);
-}
-
-export function countsOf(stored: StoredBatch): RowCounts {
-  if (isBlocks(stored))
-    return { toolCalls: stored.toolCalls.rows, warnings: stored.warnings.rows, spans: stored.spans.rows };
-  return { toolCalls: stored.toolCalls.length, warnings: stored.warnings.length, spans: stored.spans.length };
-}
 
 /** The entries of a stored batch, from its Native blocks or from its rows (the same bytes hashed either way). */
 export function entriesOf(stored: StoredBatch): ComputedEntries {

@@ -3,15 +3,12 @@
  * and hour. Pure and thread-agnostic: the recorder runs it on the main thread or in the digest worker
  * (digest-worker.ts), which must give byte-identical entries.
  */
+import type { BatchRows } from '../schema/batch.ts';
 import { entryHash, hourOf, TABLE_SPECS, type TableSpec, valuesOf } from './canonical.ts';
 import type { DigestEntry } from './chain.ts';
 
 /** The rows of one stored batch, per table, keyed by column name (schema/rows.ts `Rows` fits). */
-export interface StoredRows {
-  toolCalls: readonly object[];
-  warnings: readonly object[];
-  spans: readonly object[];
-}
+export type StoredRows = BatchRows;
 
 /** Entries per tenant, per hour (structured-cloneable: they cross from the worker as they are). */
 export type EntriesByTenant = Map<string, Map<number, DigestEntry[]>>;

@@ -10,23 +10,15 @@
  */
 import { Buffer } from 'node:buffer';
 import { ByteBuffer } from '../platform/native/byte-buffer.ts';
+import type { BatchBlocks, NativeBlock } from '../schema/batch.ts';
 import { type ColumnType, SPANS_SPEC, sha256, type TableSpec, TOOL_CALLS_SPEC, WARNINGS_SPEC } from './canonical.ts';
 import type { DigestEntry } from './chain.ts';
 import type { EntriesByTenant } from './entries.ts';
 import { type NativeRowHasher, nativeRowHasher } from './native-core/index.ts';
 
-/** One Native block as inserted (ingest/wire-columns.ts `EncodedRows` parts fit). */
-export interface NativeBlock {
-  rows: number;
-  body: Buffer;
-}
-
-/** The blocks of one stored batch, per table. */
-export interface StoredBlocks {
-  toolCalls: NativeBlock;
-  warnings: NativeBlock;
-  spans: NativeBlock;
-}
+/** The blocks of one stored batch, per table (schema/batch.ts). */
+export type StoredBlocks = BatchBlocks;
+export type { NativeBlock };
 
 // ------------------------------------------------------------------------------------------------ block layout
 

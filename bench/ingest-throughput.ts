@@ -155,7 +155,7 @@ async function ingestRound(ch: ClickHouseClient, topic: string, expectedToolCall
   const started = performance.now();
   const ingest = await startIngest(config, {
     log: () => {},
-    ...(args.digests ? { digests: (c: ClickHouseClient) => createDigestRecorder(c, { database }) } : {}),
+    ...(args.digests ? { batchStored: (c: ClickHouseClient) => createDigestRecorder(c, { database }) } : {}),
   });
   // Throughput is timed from the first rows visible to the last, as bench/anchor times both sides: the consumer
   // group join before the first fetch (0.3-0.5 s here) is start-up, reported apart, not rows/s.

@@ -69,7 +69,7 @@ export async function runIngest(flags: IngestOverrides): Promise<void> {
   const ingest = await startIngest(
     config,
     digestConfig
-      ? { digests: (ch) => createDigestRecorder(ch, { database: config.clickhouse.database, ...digestConfig }) }
+      ? { batchStored: (ch) => createDigestRecorder(ch, { database: config.clickhouse.database, ...digestConfig }) }
       : {},
   );
   if (!digestConfig) {

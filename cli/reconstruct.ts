@@ -7,10 +7,6 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createVerifyOptions, parseTimeOption, renderVerifyText } from '../audit/cli-support.ts';
 import { verifyDigests, verifyRangeProblem } from '../audit/verify.ts';
-import { createReadClickHouse } from '../platform/auth/read-clickhouse.ts';
-import { API_TOKENS_ENV, TokenConfigError, TokenDirectory } from '../platform/auth/tokens.ts';
-import type { ClickHouseClient } from '../platform/clickhouse.ts';
-import { findingResolverFor, reconstructFinding } from '../reconstruct/finding.ts';
 import {
   FingerprintSchema,
   InvalidIdError,
@@ -18,7 +14,11 @@ import {
   SessionIdSchema,
   TenantSchema,
   TraceIdSchema,
-} from '../reconstruct/ids.ts';
+} from '../contract/ids.ts';
+import { createReadClickHouse } from '../platform/auth/read-clickhouse.ts';
+import { API_TOKENS_ENV, TokenConfigError, TokenDirectory } from '../platform/auth/tokens.ts';
+import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import { findingResolverFor, reconstructFinding } from '../reconstruct/finding.ts';
 import { NotFoundError, reconstructSession, reconstructTrace } from '../reconstruct/reconstruct.ts';
 import { renderReconstructionHtml } from '../reconstruct/render-html.ts';
 import { renderReconstructionText } from '../reconstruct/render-terminal.ts';
@@ -181,7 +181,7 @@ export function registerReconstructCommands(program: Command): void {
     .option('--local-tenant <tenant>', 'with --no-auth: the one tenant every request reads', 'default')
     .action((flags: { host: string; port: number; auth: boolean; localTenant: string }) =>
       run(async () => {
-        const { startApiServer } = await import('../reconstruct/server.ts');
+        const { startApiServer } = await import('./api-server.ts');
         const tokens = TokenDirectory.fromEnv(process.env);
         if (flags.auth && tokens.size === 0) {
           throw new UsageError(

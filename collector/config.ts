@@ -7,7 +7,8 @@ import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { splitTokenList, TENANT_PATTERN, type TokenEntry } from '../platform/auth/tokens.ts';
+import { TENANT_REGEX, TENANT_RULE } from '../contract/ids.ts';
+import { splitTokenList, type TokenEntry } from '../platform/auth/tokens.ts';
 import { loadConnectionSettings } from '../platform/connections.ts';
 
 /** OTLP/HTTP's default port. */
@@ -154,10 +155,10 @@ const Schema = z.strictObject({
     tokens: z.array(
       z.strictObject({
         token: z.string().min(16, 'must be at least 16 characters'),
-        tenant: z.string().regex(TENANT_PATTERN, 'must be 1-64 letters, digits, dots, dashes or underscores'),
+        tenant: z.string().regex(TENANT_REGEX, `must be ${TENANT_RULE}`),
       }),
     ),
-    noAuthTenant: z.string().regex(TENANT_PATTERN, 'must be 1-64 letters, digits, dots, dashes or underscores'),
+    noAuthTenant: z.string().regex(TENANT_REGEX, `must be ${TENANT_RULE}`),
   }),
   limits: z.strictObject({
     maxWireBytes: positiveInt,

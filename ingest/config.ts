@@ -3,7 +3,9 @@
  * problem at once naming its key. Sources, later ones winning: defaults (with the services config for brokers and
  * ClickHouse), the environment, command-line flags.
  */
+
 import { z } from 'zod';
+import { TENANT_REGEX, TENANT_RULE } from '../contract/ids.ts';
 import { loadConnectionSettings } from '../platform/connections.ts';
 import { DEFAULT_DATABASE } from '../schema/config.ts';
 
@@ -167,7 +169,7 @@ export const IngestConfigSchema = z
       concurrency: z.number().int().min(1).max(64),
     }),
     retry: z.object({ initialBackoffMs: positive, maxBackoffMs: positive }),
-    defaultTenant: z.string().min(1).optional(),
+    defaultTenant: z.string().regex(TENANT_REGEX, `must be ${TENANT_RULE}`).optional(),
     metrics: z.object({
       port: z.number().int().min(0).max(65535).optional(),
       host: z.string().min(1),

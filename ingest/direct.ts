@@ -11,11 +11,11 @@
  */
 import { createHash } from 'node:crypto';
 import { diag } from '@opentelemetry/api';
-import type { DigestRecorder } from '../audit/recorder.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { pingClickHouse } from '../platform/clickhouse.ts';
 import type { ExportTraceServiceRequest } from '../platform/otlp/index.ts';
 import type { Rows } from '../schema/rows.ts';
+import type { BatchStoredHook } from './batch-stored.ts';
 import { flatten } from './flatten.ts';
 import type { IngestMetrics } from './metrics.ts';
 import { createClickHouseWriter, type RowWriter } from './writer.ts';
@@ -55,8 +55,8 @@ export interface DirectSinkOptions {
   url: string;
   database: string;
   metrics?: IngestMetrics;
-  /** Tamper evidence: per-tenant, per-hour chained digests of the rows stored (audit/README.md). */
-  digests?: DigestRecorder;
+  /** Called once a batch is stored (the assembly wires the audit's digest recorder: audit/README.md). */
+  batchStored?: BatchStoredHook;
   /** Replaces the ClickHouse writer (tests). */
   writer?: RowWriter;
   retryAfterSeconds?: number;
@@ -73,7 +73,7 @@ export class DirectSink {
       createClickHouseWriter(options.ch, {
         database: options.database,
         ...(options.metrics ? { metrics: options.metrics } : {}),
-        ...(options.digests ? { digests: options.digests } : {}),
+        ...(options.batchStored ? { batchStored: options.batchStored } : {}),
       });
   }
 

@@ -3,7 +3,6 @@
  * poller and the metrics endpoint, and shuts down in order (consumer, then dead-letter producer, then ClickHouse).
  */
 import { createServer, type Server } from 'node:http';
-import type { DigestRecorder } from '../audit/recorder.ts';
 import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
 import {
   createBatchConsumer,
@@ -13,6 +12,7 @@ import {
   fetchConsumerLag,
 } from '../platform/kafka/index.ts';
 import { createBatchLog } from './batch-log.ts';
+import type { BatchStoredHook } from './batch-stored.ts';
 import type { IngestConfig } from './config.ts';
 import { IngestLoop } from './consumer.ts';
 import { IngestMetrics } from './metrics.ts';
@@ -30,10 +30,10 @@ export interface RunningIngest {
 export interface StartIngestOptions {
   log?: (message: string) => void;
   /**
-   * Tamper evidence (audit/README.md): digests of every stored batch, recorded after ClickHouse acknowledged the
-   * rows and before the offsets are committed. Built from the ingest's own ClickHouse client.
+   * Called for every stored batch, after ClickHouse acknowledged the rows and before the offsets are committed
+   * (the assembly wires the audit's digest recorder). Built from the ingest's own ClickHouse client.
    */
-  digests?: (ch: ClickHouseClient) => DigestRecorder;
+  batchStored?: (ch: ClickHouseClient) => BatchStoredHook;
 }
 
 export async function startIngest(config: IngestConfig, options: StartIngestOptions = {}): Promise<RunningIngest> {
@@ -71,7 +71,7 @@ export async function startIngest(config: IngestConfig, options: StartIngestOpti
     writer: createClickHouseWriter(ch, {
       database: config.clickhouse.database,
       metrics,
-      ...(options.digests ? { digests: options.digests(ch) } : {}),
+      ...(options.batchStored ? { batchStored: options.batchStored(ch) } : {}),
     }),
     batchLog: createBatchLog(ch, config.clickhouse.database, config.kafka.groupId, config.kafka.topic),
     deadLetters: { send: (messages) => producer.send(config.kafka.deadLetterTopic, messages) },

@@ -6,10 +6,9 @@
  */
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
-import { countsOf, isBlocks, type StoredBatch } from '../audit/digest-source.ts';
-import type { DigestRecorder } from '../audit/recorder.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { encodeNative, type NativeType } from '../platform/native/encode.ts';
+import { countsOf, isBlocks, type StoredBatch } from '../schema/batch.ts';
 import {
   type Rows,
   SPAN_COLUMNS,
@@ -19,6 +18,7 @@ import {
   WARNING_COLUMNS,
   WARNING_NATIVE,
 } from '../schema/rows.ts';
+import type { BatchStoredHook } from './batch-stored.ts';
 import { encodeJsonCompactEachRow } from './encode.ts';
 import type { IngestMetrics } from './metrics.ts';
 import type { EncodedRows } from './wire-columns.ts';
@@ -56,8 +56,8 @@ export interface ClickHouseWriterOptions {
    * in a packet capture; the benchmark's comparison).
    */
   format?: WireFormat;
-  /** Tamper evidence (audit/README.md): per-tenant, per-hour digests of the rows stored, chained. */
-  digests?: DigestRecorder;
+  /** Called once a batch is stored (the assembly wires the audit's digest recorder: audit/README.md). */
+  batchStored?: BatchStoredHook;
 }
 
 /** Settings every batch insert runs with: synchronous, deduplicated, one block per partition. */
@@ -118,8 +118,8 @@ export function createClickHouseWriter(ch: ClickHouseClient, options: ClickHouse
     { dedupToken }: WriteOptions,
   ): Promise<WriteResult> => {
     const started = now();
-    // With the offload on, the digest worker hashes while ClickHouse inserts.
-    const prepared = options.digests?.prepare?.(
+    // The hook may start on the rows while ClickHouse inserts (the audit's digest worker does).
+    const prepared = options.batchStored?.prepare?.(
       isBlocks(stored) ? { kind: 'native', blocks: stored } : { kind: 'rows', rows: stored },
     );
     const jobs: Promise<void>[] = [];
@@ -132,7 +132,7 @@ export function createClickHouseWriter(ch: ClickHouseClient, options: ClickHouse
     const settled = await Promise.allSettled(jobs);
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
-    await options.digests?.record(stored, { batchId: dedupToken, prepared });
+    await options.batchStored?.record(stored, { batchId: dedupToken, prepared });
     const result: WriteResult = { rows: countsOf(stored), insertMs: now() - started };
     observe(result);
     return result;

@@ -15,12 +15,12 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
+import { FINGERPRINT_PATTERN, SESSION_ID_PATTERN, TENANT_PATTERN, TRACE_ID_PATTERN } from '../contract/ids.ts';
 import { AuthErrorBody } from '../platform/auth/api-auth.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { errorBodySchema } from '../platform/http/error-body.ts';
 import { type SchemaConfig, SchemaConfigSchema } from '../schema/config.ts';
 import { type FindingResolver, findingResolverFor, reconstructFinding } from './finding.ts';
-import { FINGERPRINT_PATTERN, SESSION_ID_PATTERN, TENANT_PATTERN, TRACE_ID_PATTERN } from './ids.ts';
 import { NotFoundError, type ReconstructOptions, reconstructSession, reconstructTrace } from './reconstruct.ts';
 import { renderReconstructionHtml } from './render-html.ts';
 import { type Reconstruction, reconstructionJsonSchema } from './timeline.ts';

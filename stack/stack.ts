@@ -129,7 +129,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       const digestConfig = digestConfigFromEnv(o.env);
       ingest = await startIngest(ingestConfig, {
         log: (m) => o.log(`ingest       ${m}`),
-        digests: (client) => createDigestRecorder(client, { database: o.schema.database, ...digestConfig }),
+        batchStored: (client) => createDigestRecorder(client, { database: o.schema.database, ...digestConfig }),
       });
       collector = await createCollector(collectorConfig, { notify: (l) => o.log(l), quiet: true });
     } else {
@@ -138,7 +138,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
         ch,
         url: o.services.clickhouse.url,
         database: o.schema.database,
-        digests: createDigestRecorder(ch, { database: o.schema.database, ...digestConfigFromEnv(o.env) }),
+        batchStored: createDigestRecorder(ch, { database: o.schema.database, ...digestConfigFromEnv(o.env) }),
       });
       collector = await createCollector(collectorConfig, { sink: directSpanSink(direct), notify: (l) => o.log(l) });
     }

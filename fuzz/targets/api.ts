@@ -4,8 +4,8 @@
  * `Authorization: Bearer` header. Rules: no 5xx for a malformed request, no exception out of the app.
  */
 import type { FastifyInstance } from 'fastify';
+import { buildApiServer } from '../../cli/api-server.ts';
 import type { ClickHouseClient } from '../../platform/clickhouse.ts';
-import { buildApiServer } from '../../reconstruct/server.ts';
 import type { SchemaConfig } from '../../schema/config.ts';
 import { freshDatabase } from '../../test/support/services.ts';
 import { clip, type FuzzTarget, TargetReport } from '../report.ts';

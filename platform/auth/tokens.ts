@@ -5,13 +5,12 @@
  * digests and looked up by digest, so no comparison leaks a token's prefix through timing.
  */
 import { createHash } from 'node:crypto';
+import { TENANT_REGEX, TENANT_RULE } from '../../contract/ids.ts';
 
 export const API_TOKENS_ENV = 'TOOLTRAIL_API_TOKENS';
 /** The one token a CLI user presents (like `--token`). */
 export const API_TOKEN_ENV = 'TOOLTRAIL_API_TOKEN';
 export const MIN_TOKEN_LENGTH = 16;
-/** The tenant charset: what a token may name is what the collector may stamp (collector/config.ts uses it too). */
-export const TENANT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 export interface TokenEntry {
   token: string;
@@ -54,8 +53,7 @@ export function parseTokenList(value: string, source = API_TOKENS_ENV): TokenEnt
   for (const { index: i, token, tenant } of entries) {
     if (token.length < MIN_TOKEN_LENGTH)
       problems.push(`${source}.${i}: the token must be at least ${MIN_TOKEN_LENGTH} characters`);
-    if (!TENANT_PATTERN.test(tenant))
-      problems.push(`${source}.${i}: tenant must be 1-64 letters, digits, dots, dashes or underscores`);
+    if (!TENANT_REGEX.test(tenant)) problems.push(`${source}.${i}: tenant must be ${TENANT_RULE}`);
     if (seen.has(token)) problems.push(`${source}.${i}: the same token is listed twice`);
     seen.add(token);
   }

@@ -50,7 +50,10 @@ describe('digests of the Kafka ingest, hashed from the Native blocks it inserted
         },
       };
     };
-    const ingest = await startIngest(h.config({ maxRows: 60, defaultTenant: 'dflt' }), { log: () => {}, digests: spy });
+    const ingest = await startIngest(h.config({ maxRows: 60, defaultTenant: 'dflt' }), {
+      log: () => {},
+      batchStored: spy,
+    });
     const db = h.db.database;
     const toolCalls = messages.slice(0, 40).reduce((n, _, i) => n + 5 + (i % 3), 0);
     try {

@@ -12,7 +12,7 @@ const tenant = process.env.TENANT ?? '';
 const batches = Number(process.env.BATCHES);
 const seed = Number(process.env.SEED);
 const ch = createClickHouse(services.clickhouse);
-const writer = createClickHouseWriter(ch, { database, digests: createDigestRecorder(ch, { database }) });
+const writer = createClickHouseWriter(ch, { database, batchStored: createDigestRecorder(ch, { database }) });
 for (let i = 0; i < batches; i++) {
   const rows = flatten(syntheticRequest({ tenant, toolSpans: 3, seed: seed * 1_000 + i }));
   await writer.writeRows(rows, { dedupToken: uniqueName('batch') });

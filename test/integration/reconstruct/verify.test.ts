@@ -18,7 +18,7 @@ const KEY = 'k'.repeat(40);
 async function ingest(db: TestDatabase, spans: ReadableSpan[], tenant: string, digests?: DigestRecorder) {
   const rows = flatten(stampTenant(decodeExportTraceServiceRequest(serializeSpans(spans)), tenant));
   assert.equal(rows.rejected.length, 0);
-  const writer = createClickHouseWriter(db.ch, { database: db.database, ...(digests ? { digests } : {}) });
+  const writer = createClickHouseWriter(db.ch, { database: db.database, ...(digests ? { batchStored: digests } : {}) });
   await writer.writeRows(rows, { dedupToken: uniqueName('batch') });
   return rows;
 }

@@ -76,7 +76,7 @@ describe('tool_calls.duration_ns is derived from start_time and end_time (migrat
     const tenant = uniqueName('t');
     const rows = flatten(request(tenant));
     const digests = createDigestRecorder(db.ch, { database: db.database, chain: 'writer-a', now: () => Date.now() });
-    await createClickHouseWriter(db.ch, { database: db.database, digests }).writeRows(rows, {
+    await createClickHouseWriter(db.ch, { database: db.database, batchStored: digests }).writeRows(rows, {
       dedupToken: uniqueName('batch'),
     });
     assert.equal(await columnKind(db, 'duration_ns'), 'ALIAS');

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
+import { MAX_PARAM_LENGTH } from '../../../cli/api-server.ts';
 import { apiAuthPlugin } from '../../../platform/auth/api-auth.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
 import { reconstructApiPlugin } from '../../../reconstruct/api.ts';
-import { MAX_PARAM_LENGTH } from '../../../reconstruct/server.ts';
 import type { SchemaConfig } from '../../../schema/config.ts';
 
 /** A ClickHouse client that records every query and answers with no rows: the handler must never reach it here. */

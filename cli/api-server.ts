@@ -1,5 +1,6 @@
 /**
- * The standalone HTTP server of `tooltrail serve-api`: authentication (platform/auth/api-auth.ts) first, then the
+ * The read API of `tooltrail serve-api`, assembled here (the reconstruction and the audit are stages that never
+ * import each other): authentication (platform/auth/api-auth.ts) first, then the
  * reconstruction and verification plugins on one fastify instance. Ids may be up to 200 characters, so the
  * router's parameter length limit is raised above that: a longer id then reaches the route schema and gets the
  * same typed 400 as any other malformed id. `/healthz` is the only route open without a credential (with the
@@ -10,8 +11,8 @@ import { verifyApiPlugin } from '../audit/api.ts';
 import { type ApiAuthOptions, apiAuthPlugin } from '../platform/auth/api-auth.ts';
 import { isLoopback } from '../platform/auth/tokens.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import { reconstructApiPlugin } from '../reconstruct/api.ts';
 import type { SchemaConfig } from '../schema/config.ts';
-import { reconstructApiPlugin } from './api.ts';
 
 export const MAX_PARAM_LENGTH = 1024;
 export const DEFAULT_NO_AUTH_TENANT = 'default';

@@ -8,8 +8,14 @@ import { z } from 'zod';
 export const TRACE_ID_PATTERN = '^[0-9a-fA-F]{32}$';
 /** Session ids (`gen_ai.conversation.id`) come from agent runtimes: a safe charset and a bounded length. */
 export const SESSION_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:@/+=-]{0,199}$';
-/** Tenants are stamped by the collector from the credential: same safe charset, shorter. */
-export const TENANT_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:-]{0,99}$';
+/**
+ * The one tenant rule. A tenant is named by a credential (a token's `=tenant`, the collector's no-auth tenant) and
+ * stamped by the collector; readers take it from the credential too, so every side checks the same rule.
+ */
+export const TENANT_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
+export const TENANT_REGEX = new RegExp(TENANT_PATTERN);
+/** The rule in words, for error messages. */
+export const TENANT_RULE = '1-64 letters, digits, dots, dashes or underscores';
 /** Alert finding fingerprints: hex digests. */
 export const FINGERPRINT_PATTERN = '^[0-9a-fA-F]{8,128}$';
 
@@ -20,9 +26,7 @@ export const TraceIdSchema = z
 export const SessionIdSchema = z
   .string()
   .regex(new RegExp(SESSION_ID_PATTERN), 'must be 1-200 characters of [A-Za-z0-9._:@/+=-], starting alphanumeric');
-export const TenantSchema = z
-  .string()
-  .regex(new RegExp(TENANT_PATTERN), 'must be 1-100 characters of [A-Za-z0-9._:-], starting alphanumeric');
+export const TenantSchema = z.string().regex(TENANT_REGEX, `must be ${TENANT_RULE}, starting alphanumeric`);
 export const FingerprintSchema = z
   .string()
   .regex(new RegExp(FINGERPRINT_PATTERN), 'must be 8-128 hex characters')
