@@ -29,6 +29,13 @@ export const BENCHES: readonly BenchSpec[] = [
     quick: [],
   },
   {
+    name: 'mcp-proxy-latency',
+    file: 'bench/mcp-proxy-latency.ts',
+    // Full: 6 rounds x 500 calls each way, then 100,000 calls for the memory figure.
+    full: [],
+    quick: ['--rounds', '2', '--calls', '200', '--memory-calls', '5000'],
+  },
+  {
     name: 'collector-throughput',
     file: 'bench/collector-throughput.ts',
     full: [],
