@@ -39,6 +39,7 @@ function childEnv(): NodeJS.ProcessEnv {
 for (const [spec, framework] of [
   ['ai-sdk.spec.ts', 'the Vercel AI SDK'],
   ['openai-agents.spec.ts', 'the OpenAI Agents SDK'],
+  ['readme-ai-sdk.spec.ts', "the README's AI SDK example"],
 ] as const) {
   test(`${framework} under Node 22: its tool loop gets the guard's refusal after an incomplete read (${spec})`, () => {
     const r = spawnSync(
@@ -47,7 +48,7 @@ for (const [spec, framework] of [
       { cwd: ROOT, encoding: 'utf8', timeout: 120_000, env: childEnv() },
     );
     assert.equal(r.status, 0, `${spec} failed under Node 22:\n${r.stdout}\n${r.stderr}`);
-    assert.match(r.stdout, /pass 2/, r.stdout);
+    assert.match(r.stdout, /pass [1-9]/, r.stdout);
     assert.match(r.stdout, /fail 0/, r.stdout);
   });
 }
