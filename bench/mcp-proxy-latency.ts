@@ -2,7 +2,9 @@
  * Added latency of `tooltrail mcp-proxy` per tool call on stdio, against calling the same server directly, in the
  * same run (alternating rounds): the official SDK client calls `list_users` (a read: span, completeness, ledger) on
  * the repo's paging server, directly and through the real proxy command, whose spans go over OTLP to a local sink
- * that answers 200. Then the proxy's memory (RSS of its process) before and after `--memory-calls` more calls.
+ * that answers 200. Then the proxy's memory: RSS of its process before and after `--memory-calls` more calls, and
+ * (V8 sizes its heap lazily, so RSS alone cannot tell growth from a leak) the heap used after a forced GC, every
+ * fifth of `--memory-calls`, of the same relay run in this process (SDK client and McpServer over in-memory pipes).
  *
  *   node --import tsx bench/mcp-proxy-latency.ts [--rounds 6] [--calls 500] [--memory-calls 100000]
  */
@@ -10,8 +12,16 @@ import { readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { createGuardStep } from '../mcp-proxy/guard-step.ts';
+import { startRelay } from '../mcp-proxy/relay.ts';
+import { createConversations } from '../mcp-proxy/session.ts';
 import { PAGING_SERVER, ROOT, TOOLTRAIL_BIN } from '../test/support/mcp/proxy-client.ts';
 import { type BenchFigure, printBenchReport, spread } from './support/report.ts';
 
@@ -101,6 +111,51 @@ await direct.client.close();
 await proxy.client.close();
 sink.close();
 
+/** The relay in this process: heap used after a forced GC at every fifth of the calls. */
+async function heapCheckpoints(n: number): Promise<number[]> {
+  // gc() without a command-line flag, so `npm run bench` needs nothing special.
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as (() => void) | undefined;
+  if (typeof gc !== 'function') return [];
+  const mcp = new McpServer({ name: 'bench', version: '1.0.0' });
+  const page = JSON.stringify({ items: [{ id: 'u1' }, { id: 'u2' }], nextCursor: '2' });
+  mcp.registerTool('list_users', { inputSchema: {}, annotations: { readOnlyHint: true } }, async () => ({
+    content: [{ type: 'text', text: page }],
+  }));
+  const [serverSide, up] = InMemoryTransport.createLinkedPair();
+  const [down, clientSide] = InMemoryTransport.createLinkedPair();
+  await mcp.connect(serverSide);
+  const drop: SpanExporter = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} };
+  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(drop)] });
+  const relay = await startRelay({
+    downstream: down,
+    upstream: up,
+    tracer: provider.getTracer('bench'),
+    policy: { tools: {} },
+    guard: createGuardStep({ mode: 'enforce', evidenceWindow: 50 }),
+    conversations: createConversations(),
+    connectionConversationId: 'bench',
+    networkTransport: 'pipe',
+    log: () => {},
+  });
+  const client = new Client({ name: 'bench', version: '1.0.0' });
+  await client.connect(clientSide);
+  const out: number[] = [];
+  const step = Math.max(1, Math.floor(n / 5));
+  for (let i = 1; i <= n; i += 1) {
+    await call(client);
+    if (i % step === 0) {
+      gc();
+      out.push(process.memoryUsage().heapUsed / 1024 / 1024);
+    }
+  }
+  await client.close();
+  await relay.close();
+  await provider.shutdown();
+  return out;
+}
+const heap = await heapCheckpoints(memoryCalls);
+
 const med = (xs: number[]) => spread(xs).value;
 console.log(`mcp-proxy on stdio, ${rounds} rounds x ${calls} calls each way (medians of per-round figures):`);
 console.log(
@@ -112,6 +167,11 @@ console.log(
 console.log(`  ratio proxied / direct p50: ${(med(p50.proxy) / med(p50.direct)).toFixed(2)}x`);
 console.log(
   `  proxy RSS: ${rssBefore.toFixed(1)} MB before, ${rssAfter.toFixed(1)} MB after ${memoryCalls} more calls (${memorySeconds.toFixed(0)} s; ${exported} OTLP exports)`,
+);
+console.log(
+  heap.length
+    ? `  relay heap after GC every ${Math.floor(memoryCalls / 5)} calls (in process): ${heap.map((h) => h.toFixed(1)).join(', ')} MB`
+    : '  relay heap: gc() unavailable, not measured',
 );
 
 const figures: BenchFigure[] = [
@@ -137,5 +197,18 @@ const figures: BenchFigure[] = [
     baseline: { name: 'RSS before', value: rssBefore },
     ratio: rssAfter / rssBefore,
   },
+  ...(heap.length
+    ? [
+        {
+          name: `relay heap growth after GC over ${memoryCalls} calls (in process)`,
+          value: (heap.at(-1) as number) - (heap[0] as number),
+          unit: 'MB',
+          baseline: { name: `heap after ${Math.floor(memoryCalls / 5)} calls`, value: heap[0] as number },
+          ratio: (heap.at(-1) as number) / (heap[0] as number),
+          target: 'flat (≤ 10% growth)',
+          met: (heap.at(-1) as number) <= 1.1 * (heap[0] as number),
+        },
+      ]
+    : []),
 ];
 printBenchReport({ bench: 'mcp-proxy-latency', figures });
