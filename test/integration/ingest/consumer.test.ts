@@ -124,6 +124,10 @@ describe('ingest consumer (real Kafka, real ClickHouse)', () => {
       assert.match(String(rejected.headers[DLQ_HEADERS.ERROR]), /missing_tenant: 3/);
       const req = decodeExportTraceServiceRequest(rejected.value);
       assert.equal(req.resourceSpans[0]?.scopeSpans[0]?.spans.length, 3, 'as a request of exactly those spans');
+      // The counters move once the batch is marked stored, a moment after its rows and letters are visible.
+      for (const end = Date.now() + 10_000; ingest.metrics.deadLetters.total() < 2 && Date.now() < end; ) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
       assert.equal(ingest.metrics.deadLetters.total(), 2);
       assert.equal(ingest.metrics.spansRejected.get({ reason: 'missing_tenant' }), 3);
     } finally {
