@@ -3,9 +3,9 @@
  * the private stack. Faults run one after another; one that overruns its slot delays the next, never overlaps it.
  */
 
+import type { Stack } from '../cli/stack/processes.ts';
 import { mulberry32 } from '../platform/seeded-random.ts';
 import type { LoadGenerator } from './load.ts';
-import type { Stack } from './stack.ts';
 
 export const FAULT_KINDS = [
   'ingest-kill9',

@@ -2,6 +2,8 @@
  * One soak: private stack up, steady load, the fault schedule, then drain and count. Shared by `npm run chaos`
  * (chaos/main.ts) and the short version in the test suite (test/e2e/chaos-soak.test.ts).
  */
+
+import { CHAOS_TOKEN, type Stack, startStack, type UnplannedExit } from '../cli/stack/processes.ts';
 import { countStored, type StoredCounts, VisibilityPoller, waitForDrain } from './accounting.ts';
 import {
   buildSchedule,
@@ -12,7 +14,6 @@ import {
   type ScheduledFault,
 } from './faults.ts';
 import { type LoadCounters, LoadGenerator } from './load.ts';
-import { CHAOS_TOKEN, type Stack, startStack, type UnplannedExit } from './stack.ts';
 
 export interface SoakOptions extends FaultOptions {
   durationMs: number;

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { DEFAULT_PORT, parseTokenList, TOKENS_ENV } from '../collector/config.ts';
 import { schemaConfigFromEnv } from '../schema/config.ts';
 import { loadServicesConfig } from '../services/config.ts';
-import { defaultPagesFile, startStack } from '../stack/stack.ts';
+import { defaultPagesFile, startStack } from './stack/stack.ts';
 
 export const DEFAULT_EVALUATE_EVERY_SECONDS = 10;
 

@@ -27,6 +27,7 @@ import {
   warningsCommandRows,
 } from '../alerts/index.ts';
 import { verifyDigests } from '../audit/verify.ts';
+import { startStack } from '../cli/stack/stack.ts';
 import { OtelResource } from '../contract/index.ts';
 import { createTooltrail } from '../instrumentation/index.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
@@ -35,7 +36,6 @@ import { renderReconstructionHtml } from '../reconstruct/render-html.ts';
 import { renderReconstructionText } from '../reconstruct/render-terminal.ts';
 import type { SchemaConfig } from '../schema/config.ts';
 import { loadServicesConfig } from '../services/config.ts';
-import { startStack } from '../stack/stack.ts';
 import { formatAgentRun, runCleanupAgent } from './agent/index.ts';
 import { emitWarningHistory } from './history.ts';
 

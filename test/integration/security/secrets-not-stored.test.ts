@@ -12,10 +12,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { type Stack, startStack } from '../../../cli/stack/stack.ts';
 import { completeResult, createTooltrail } from '../../../instrumentation/index.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../../schema/config.ts';
-import { type Stack, startStack } from '../../../stack/stack.ts';
 import { requireClickHouse, requireKafka, services, uniqueName } from '../../support/services.ts';
 
 const run = randomBytes(6).toString('hex');

@@ -4,7 +4,7 @@
  */
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { AlertSink, PostableAlert } from '../alerts/index.ts';
+import type { AlertSink, PostableAlert } from '../../alerts/index.ts';
 
 export function pageFileSink(file: string, print: (line: string) => void): AlertSink {
   mkdirSync(dirname(file), { recursive: true });

@@ -1,7 +1,8 @@
 /**
- * The soak's private pipeline: its own Kafka and ClickHouse (temporary home, free ports picked at run time; the
- * shared services on the default ports are never touched), and the collector and ingest as child processes the
- * fault schedule can kill -9, stop and restart. `close()` removes every process and folder it created, and a
+ * The pipeline with its components as child processes (the soak; `tooltrail up` and the demo run them in this
+ * process: stack.ts, on the same services.ts). Private: its own Kafka and ClickHouse (temporary home, free ports
+ * picked at run time; the shared services on the default ports are never touched), and the collector and ingest
+ * as child processes the fault schedule can kill -9, stop and restart. `close()` removes every process and folder it created, and a
  * synchronous `killAllSync()` does the same for processes when the parent exits abruptly.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -10,16 +11,16 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
-import { DEFAULT_RETENTION_DAYS } from '../schema/config.ts';
-import { migrateUp } from '../schema/migrations.ts';
-import { clickhouseService } from '../services/clickhouse/clickhouse.ts';
-import { loadServicesConfig } from '../services/config.ts';
-import { kafkaService } from '../services/kafka/kafka.ts';
-import { isAlive, portOpen, runningPid } from '../services/process.ts';
-import type { ManagedService } from '../services/service.ts';
+import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
+import { DEFAULT_RETENTION_DAYS } from '../../schema/config.ts';
+import { clickhouseService } from '../../services/clickhouse/clickhouse.ts';
+import { loadServicesConfig } from '../../services/config.ts';
+import { kafkaService } from '../../services/kafka/kafka.ts';
+import { isAlive, portOpen, runningPid } from '../../services/process.ts';
+import type { ManagedService } from '../../services/service.ts';
+import { migrateSchema, startServices } from './services.ts';
 
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CLI = join(ROOT, 'bin', 'tooltrail.js');
 export const CHAOS_TOKEN = 'chaos-soak-token';
 export const CHAOS_TENANT = 'chaos';
@@ -260,8 +261,8 @@ export async function startStack(log: (m: string) => void): Promise<Stack> {
   };
   try {
     log(`private services in ${home}: Kafka :${kafkaPort}, ClickHouse :${clickhousePort}`);
-    await Promise.all([kafka.up(), clickhouse.up()]);
-    await migrateUp(ch, { database: DATABASE, retentionDays: DEFAULT_RETENTION_DAYS });
+    await startServices(svc, { kafka: true, log });
+    await migrateSchema(ch, { database: DATABASE, retentionDays: DEFAULT_RETENTION_DAYS }, { log });
     await collector.start();
     await ingest.start();
     log(`collector ${stack.collectorUrl}, ingest ${TOPIC} -> ${DATABASE}`);

@@ -1,33 +1,38 @@
 /**
- * The whole pipeline in one process (`tooltrail up`, the demo): ClickHouse (the embedded engine unless a server is
+ * The whole pipeline with its components in this process (`tooltrail up`, the demo; the soak runs them as child
+ * processes instead: processes.ts, on the same services.ts): ClickHouse (the embedded engine unless a server is
  * configured), migrations, the collector, the writer (direct, or Kafka + the ingest consumer), and the alert
  * evaluator (Alertmanager when configured or found, otherwise pages kept in a local file). `stop()` closes in the
  * order that loses nothing: stop accepting spans, drain the ingest, last evaluation, close clients, stop what we
  * started.
  */
 import { join } from 'node:path';
-import { type AlertSink, alertmanagerClient, alertsConfigFromEnv, Evaluator, type Schedule } from '../alerts/index.ts';
-import { digestConfigFromEnv } from '../audit/config.ts';
-import { createDigestRecorder } from '../audit/recorder.ts';
+import {
+  type AlertSink,
+  alertmanagerClient,
+  alertsConfigFromEnv,
+  Evaluator,
+  type Schedule,
+} from '../../alerts/index.ts';
+import { digestConfigFromEnv } from '../../audit/config.ts';
+import { createDigestRecorder } from '../../audit/recorder.ts';
 import {
   type Collector,
   createCollector,
   defaultCollectorConfig,
   validateCollectorConfig,
-} from '../collector/index.ts';
-import { defaultIngestConfig } from '../ingest/config.ts';
-import { DirectSink } from '../ingest/direct.ts';
-import { type RunningIngest, startIngest } from '../ingest/service.ts';
-import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
-import { type SchemaConfig, SchemaConfigSchema } from '../schema/config.ts';
-import { migrateUp } from '../schema/migrations.ts';
-import { alertmanagerReady } from '../services/alertmanager/alertmanager.ts';
-import { clickhouseService } from '../services/clickhouse/clickhouse.ts';
-import type { ServicesConfig } from '../services/config.ts';
-import { kafkaService } from '../services/kafka/kafka.ts';
-import type { ManagedService } from '../services/service.ts';
+} from '../../collector/index.ts';
+import { defaultIngestConfig } from '../../ingest/config.ts';
+import { DirectSink } from '../../ingest/direct.ts';
+import { type RunningIngest, startIngest } from '../../ingest/service.ts';
+import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
+import { type SchemaConfig, SchemaConfigSchema } from '../../schema/config.ts';
+import { alertmanagerReady } from '../../services/alertmanager/alertmanager.ts';
+import type { ServicesConfig } from '../../services/config.ts';
+import type { ManagedService } from '../../services/service.ts';
 import { directSpanSink } from './direct-span-sink.ts';
 import { pageFileSink } from './page-file-sink.ts';
+import { migrateSchema, startServices } from './services.ts';
 
 export interface StackOptions {
   services: ServicesConfig;
@@ -83,23 +88,16 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     for (const s of started.reverse()) await step(s.name, () => s.down());
   };
   try {
-    const clickhouse = clickhouseService(o.services);
-    if ((await clickhouse.up()).started) {
-      started.push(clickhouse);
-      o.log(`clickhouse   started (embedded engine) at ${clickhouse.endpoint}`);
-    } else o.log(`clickhouse   using ${clickhouse.endpoint}`);
-
+    started.push(...(await startServices(o.services, { kafka: o.mode === 'kafka', log: o.log })).started);
     ch = createClickHouse({
       url: o.services.clickhouse.url,
       user: o.services.clickhouse.user,
       password: o.services.clickhouse.password,
     });
-    if (o.freshDatabase)
-      await ch.command({ query: `DROP DATABASE IF EXISTS ${SchemaConfigSchema.parse(o.schema).database}` });
-    const migrated = await migrateUp(ch, o.schema);
-    o.log(
-      `schema       ${o.schema.database}: ${migrated.applied.length} migration(s) applied, ${migrated.alreadyApplied.length} already there`,
-    );
+    await migrateSchema(ch, SchemaConfigSchema.parse(o.schema), {
+      ...(o.freshDatabase ? { fresh: true } : {}),
+      log: o.log,
+    });
 
     const collectorConfig = defaultCollectorConfig(o.env);
     collectorConfig.http = { ...collectorConfig.http, host: o.collector.host, port: o.collector.port };
@@ -108,11 +106,6 @@ export async function startStack(o: StackOptions): Promise<Stack> {
         ? { ...collectorConfig.auth, mode: 'bearer', tokens: o.collector.tokens }
         : { ...collectorConfig.auth, mode: 'none' };
     if (o.mode === 'kafka') {
-      const kafka = kafkaService(o.services);
-      if ((await kafka.up()).started) {
-        started.push(kafka);
-        o.log(`kafka        started at ${kafka.endpoint}`);
-      } else o.log(`kafka        using ${kafka.endpoint}`);
       collectorConfig.sink = 'kafka';
       collectorConfig.kafka.brokers = o.services.kafka.brokers;
       if (o.kafka) collectorConfig.kafka.topic = o.kafka.topic;

@@ -3,8 +3,8 @@
  * DirectSink reports "ClickHouse did not store it" as StoreUnavailableError; the collector answers 503 for
  * SinkUnavailableError. This adapter is the one place that maps the two, so neither stage imports the other.
  */
-import { SinkUnavailableError, type SpanSink } from '../collector/index.ts';
-import { type DirectSink, StoreUnavailableError } from '../ingest/direct.ts';
+import { SinkUnavailableError, type SpanSink } from '../../collector/index.ts';
+import { type DirectSink, StoreUnavailableError } from '../../ingest/direct.ts';
 
 export function directSpanSink(direct: DirectSink): SpanSink {
   return {
