@@ -10,9 +10,9 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startStack } from '../cli/stack/stack.ts';
 import type { SchemaConfig } from '../schema/config.ts';
 import { loadServicesConfig } from '../services/config.ts';
-import { startStack } from '../stack/stack.ts';
 import { connectThroughProxy, serverBin } from '../test/support/mcp/proxy-client.ts';
 
 const TENANT = 'acme';
