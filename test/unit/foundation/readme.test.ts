@@ -7,12 +7,12 @@ import { test } from 'node:test';
 
 const root = resolve(import.meta.dirname, '../../..');
 const readme = readFileSync(resolve(root, 'README.md'), 'utf8');
-const firstTsBlock = (md: string) => /```ts\n([\s\S]*?)```/.exec(md)?.[1];
+const firstExample = (md: string) => /```js\n([\s\S]*?)```/.exec(md)?.[1];
 
 test('the README usage example is the instrumentation example the tests run as written', () => {
-  const library = firstTsBlock(readFileSync(resolve(root, 'instrumentation/README.md'), 'utf8'));
-  assert.ok(library, 'instrumentation/README.md has a ts example');
-  assert.equal(firstTsBlock(readme), library);
+  const library = firstExample(readFileSync(resolve(root, 'instrumentation/README.md'), 'utf8'));
+  assert.ok(library, 'instrumentation/README.md has a js example');
+  assert.equal(firstExample(readme), library);
   assert.ok(library.trim().split('\n').length <= 12, 'the example stays about ten lines');
 });
 

@@ -11,8 +11,8 @@ const root = fileURLToPath(new URL('../../../', import.meta.url));
 
 test('the README usage example runs and prints what its comment says', () => {
   const readme = readFileSync(join(root, 'instrumentation/README.md'), 'utf8');
-  const code = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
-  assert.ok(code, 'a ts code block');
+  const code = /```js\n([\s\S]*?)```/.exec(readme)?.[1];
+  assert.ok(code, 'a js code block');
   const lines = code
     .trim()
     .split('\n')
