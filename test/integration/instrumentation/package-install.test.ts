@@ -218,3 +218,13 @@ test('the installed package declares its types: a TypeScript consumer type-check
   const r = run(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', '.'], project, 120_000);
   assert.equal(r.status, 0, `tsc on a consumer of the installed package:\n${r.stdout}${r.stderr}`);
 });
+
+test('every subpath the package exports imports with plain node from the installed tarball', () => {
+  const subpaths = Object.keys(pkg.exports as Record<string, unknown>).filter((s) => s !== './package.json');
+  for (const sub of subpaths) {
+    const specifier = `${pkg.name}${sub.slice(1)}`;
+    const r = run(process.execPath, ['--input-type=module', '-e', `const m = await import('${specifier}');`], project);
+    assert.equal(r.status, 0, `import('${specifier}') failed:\n${r.stderr}`);
+  }
+  assert.ok(subpaths.includes('./evidence'), 'the evidence receipts are exported too');
+});
