@@ -235,3 +235,58 @@ test('paging server: a page with nextCursor is incomplete, the last page complet
   );
   assert.equal(stored[4]?.guard_decision, 'refused');
 });
+
+test('memory server with a policy: a delete of what a declared-complete search returned is allowed, of anything else refused', async () => {
+  const memory = join(dir, 'memory-policy.jsonl');
+  const policy = join(dir, 'memory-policy.yaml');
+  writeFileSync(
+    policy,
+    [
+      'tools:',
+      '  search_nodes: { resource: knowledge_graph, items: entities, itemId: name, complete: declared }',
+      '  delete_entities: { resource: knowledge_graph, basis: presence, targets: /entityNames }',
+      '',
+    ].join('\n'),
+  );
+  const session = `${run}-memory-policy`;
+  await withProxy(
+    ['--policy', policy],
+    [process.execPath, serverBin('server-memory')],
+    { MEMORY_FILE_PATH: memory },
+    async ({ client }) => {
+      await client.callTool({
+        name: 'create_entities',
+        arguments: { entities: ['svc-a', 'svc-b'].map((name) => ({ name, entityType: 'account', observations: [] })) },
+        _meta: meta(session),
+      });
+      await client.callTool({ name: 'search_nodes', arguments: { query: 'svc-a' }, _meta: meta(session) });
+      const unseen = await client.callTool({
+        name: 'delete_entities',
+        arguments: { entityNames: ['svc-b'] },
+        _meta: meta(session),
+      });
+      assert.equal(unseen.isError, true);
+      assert.match(text(unseen), /TARGETS_NOT_IN_EVIDENCE/);
+      const seen = await client.callTool({
+        name: 'delete_entities',
+        arguments: { entityNames: ['svc-a'] },
+        _meta: meta(session),
+      });
+      assert.notEqual(seen.isError, true, text(seen));
+    },
+  );
+  const left = readFileSync(memory, 'utf8');
+  assert.doesNotMatch(left, /"svc-a"/, 'the allowed delete reached the server');
+  assert.match(left, /"svc-b"/, 'the refused one did not');
+  const stored = await rows(session, 4);
+  assert.deepEqual(
+    stored.map((r) => [r.tool_name, r.guard_decision]),
+    [
+      ['create_entities', ''],
+      ['search_nodes', ''],
+      ['delete_entities', 'refused'],
+      ['delete_entities', 'allowed'],
+    ],
+  );
+  assert.equal(stored[1]?.result_complete, true);
+});
