@@ -102,6 +102,12 @@ export class CollectorMetrics {
       'Invalid spans rejected (partial_success), by tenant and reason',
     ),
   );
+  readonly spansFlagged = this.add(
+    new Counter(
+      'tooltrail_collector_spans_flagged_total',
+      'Spans accepted with contract problems (stored flagged, said in partial_success), by tenant and reason',
+    ),
+  );
   readonly spansThrottled = this.add(
     new Counter(
       'tooltrail_collector_spans_throttled_total',

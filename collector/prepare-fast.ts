@@ -8,12 +8,22 @@
  * It accepts a strict subset of the wire format: known fields with their expected wire types, each nested message
  * ending exactly at its length, singular fields at most once, short varints. On that subset the generated
  * decoding reads the same values, so the result is byte for byte what `prepare` + `splitByTrace` produce (a
- * differential test holds it to that). Anything else, including any span that breaks a rule or carries a
- * `tooltrail.tenant` attribute, returns undefined and the caller takes the general path, which then decides
+ * differential test holds it to that). Anything else, including any span that breaks a rule, is flagged (a malformed
+ * contract attribute, a tool call recognised only by what it carries) or carries a `tooltrail.tenant` attribute,
+ * returns undefined and the caller takes the general path, which then decides
  * (refusal, partial success) exactly as before.
  */
 import { isUtf8 } from 'node:buffer';
-import { ATTRIBUTE_TYPES, Attr, type AttrName, type AttrValueType, ENUM_VALUES } from '../contract/index.ts';
+import {
+  ATTRIBUTE_TYPES,
+  Attr,
+  type AttrName,
+  type AttrValueType,
+  ENUM_VALUES,
+  EXECUTE_TOOL,
+  GenAi,
+  marksToolSpan,
+} from '../contract/index.ts';
 import {
   decodeInstrumentationScopeAt,
   decodeResourceAt,
@@ -46,13 +56,26 @@ interface ContractRule {
   bytes: Buffer;
   type: AttrValueType;
   allowed: Buffer[] | undefined;
+  /** Its presence makes a span a tool call (contract/attribute-values.ts `marksToolSpan`). */
+  marksTool: boolean;
 }
 const RULES: ContractRule[] = Object.entries(ATTRIBUTE_TYPES).map(([key, type]) => ({
   key,
   bytes: Buffer.from(key, 'utf8'),
   type,
   allowed: ENUM_VALUES[key as AttrName]?.map((v) => Buffer.from(v, 'utf8')),
+  marksTool: marksToolSpan(key),
 }));
+
+/** The keys and value that decide whether a span is a tool call (contract/attribute-values.ts). */
+const K_OPERATION = Buffer.from(GenAi.OPERATION_NAME, 'utf8');
+const K_TOOL_NAME = Buffer.from(GenAi.TOOL_NAME, 'utf8');
+const V_EXECUTE_TOOL = Buffer.from(EXECUTE_TOOL, 'utf8');
+// What the current span's attributes said: an operation name (execute_tool or not), a tool name, a contract key.
+let sawOperation = false;
+let sawExecuteTool = false;
+let sawToolName = false;
+let sawContract = false;
 /** The rules by key length in bytes (a few per length). */
 const RULES_BY_LENGTH: ContractRule[][] = [];
 for (const rule of RULES) {
@@ -298,11 +321,22 @@ function keyValue(end: number, level: number, attribute: boolean, contract: bool
   if (pos !== end) throw FALLBACK;
   if (!attribute) return;
   if (keyStart < 0 || keyEnd === keyStart) throw FALLBACK;
-  if (!contract || !hasPrefix(keyStart, keyEnd)) return;
+  if (!contract) return;
+  if (!hasPrefix(keyStart, keyEnd)) {
+    if (equalsBytes(K_OPERATION, keyStart, keyEnd)) {
+      sawOperation = true;
+      if (hasValue && valueFields === F_STRING && equalsBytes(V_EXECUTE_TOOL, valueStringStart, valueStringEnd)) {
+        sawExecuteTool = true;
+      }
+    } else if (equalsBytes(K_TOOL_NAME, keyStart, keyEnd)) sawToolName = true;
+    return;
+  }
   const rule = contractRule(keyStart, keyEnd);
   if (rule === undefined) return; // a newer emitter's attribute: kept, not judged
+  // A malformed value is flagged, a span-level tenant claim removed: both by the general path.
   if (rule.key === Attr.TENANT || !hasValue || !matches(rule.type)) throw FALLBACK;
   if (rule.allowed && !allowedValue(rule.allowed, valueStringStart, valueStringEnd)) throw FALLBACK;
+  if (rule.marksTool) sawContract = true;
 }
 
 /** Span.Event: time, name, attributes, dropped count. */
@@ -375,6 +409,10 @@ function span(end: number): number {
   let traceAt = -1;
   let startAt = -1;
   let endAt = -1;
+  sawOperation = false;
+  sawExecuteTool = false;
+  sawToolName = false;
+  sawContract = false;
   while (pos < end) {
     const tag = u28(end);
     const field = tag >>> 3;
@@ -451,6 +489,8 @@ function span(end: number): number {
     }
   }
   if (pos !== end || traceAt < 0 || !(seen & (1 << 2)) || startAt < 0 || endAt < 0) throw FALLBACK;
+  // A tool call only by what it carries is flagged: the general path.
+  if (!sawExecuteTool && (sawContract || (sawToolName && !sawOperation))) throw FALLBACK;
   const sh = hi32(startAt);
   const sl = lo32(startAt);
   const eh = hi32(endAt);
@@ -657,7 +697,7 @@ function scanRequest(body: Buffer, tenant: string): PreparedMessages | undefined
         const e = lenEnd(rsEnd);
         const part = decodeResourceAt(body, pos, e);
         if (!part.exact || part.invalidUtf8 > 0) throw FALLBACK;
-        if (attributeProblem(part.message.attributes, 'resource', true)) throw FALLBACK;
+        if (attributeProblem(part.message.attributes, 'resource')) throw FALLBACK;
         ri.rs.resource = part.message;
         pos = e;
       } else if (tag === ((3 << 3) | WT_LEN)) {
@@ -681,7 +721,7 @@ function scanRequest(body: Buffer, tenant: string): PreparedMessages | undefined
             const e = lenEnd(ssEnd);
             const part = decodeInstrumentationScopeAt(body, pos, e);
             if (!part.exact || part.invalidUtf8 > 0) throw FALLBACK;
-            if (attributeProblem(part.message.attributes ?? undefined, 'scope', false)) throw FALLBACK;
+            if (attributeProblem(part.message.attributes ?? undefined, 'scope')) throw FALLBACK;
             si.scope = encodeInstrumentationScope(part.message);
             pos = e;
           } else if (t === ((3 << 3) | WT_LEN)) {
@@ -758,5 +798,15 @@ function scanRequest(body: Buffer, tenant: string): PreparedMessages | undefined
     messages.push({ key: t.key, value: out.subarray(from, at), spanCount: t.spans });
   }
   out = EMPTY;
-  return { accepted: spans, rejected: 0, byReason: [], errorMessage: '', tenantOverrides, messages };
+  return {
+    accepted: spans,
+    rejected: 0,
+    byReason: [],
+    flagged: 0,
+    flagsByReason: [],
+    samples: [],
+    errorMessage: '',
+    tenantOverrides,
+    messages,
+  };
 }

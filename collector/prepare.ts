@@ -16,7 +16,14 @@ import {
 import { refuse } from './errors.ts';
 import { prepareProtobufFast } from './prepare-fast.ts';
 import { splitByTrace, type TraceMessage } from './split-by-trace.ts';
-import { type RejectReason, rejectionMessage, stampTenant, validateRequest } from './validate.ts';
+import {
+  type FlagReason,
+  type ReasonSample,
+  type RejectReason,
+  rejectionMessage,
+  stampTenant,
+  validateRequest,
+} from './validate.ts';
 
 export type BodyFormat = 'protobuf' | 'json';
 
@@ -25,7 +32,12 @@ export interface PreparedSummary {
   accepted: number;
   rejected: number;
   byReason: [RejectReason, number][];
-  /** partial_success.error_message; empty when nothing was rejected. */
+  /** Accepted spans kept with contract problems, and their reasons (a span may count under several). */
+  flagged: number;
+  flagsByReason: [FlagReason, number][];
+  /** The first span of each reason, rejected or flagged (for the sender report). */
+  samples: ReasonSample[];
+  /** partial_success.error_message; empty when nothing was rejected or flagged. */
   errorMessage: string;
   /** Resources that claimed another tenant than the credential's. */
   tenantOverrides: number;
@@ -83,6 +95,9 @@ export function prepare(body: Buffer, format: BodyFormat, tenant: string): Prepa
     accepted: result.accepted,
     rejected: result.rejected,
     byReason: [...result.byReason],
+    flagged: result.flagged,
+    flagsByReason: [...result.flagsByReason],
+    samples: [...result.samples.values()],
     errorMessage: rejectionMessage(result),
     tenantOverrides: result.accepted > 0 ? stampTenant(result.request, tenant) : 0,
   };
@@ -95,7 +110,7 @@ export function prepare(body: Buffer, format: BodyFormat, tenant: string): Prepa
 
 /**
  * `prepare`, then one Kafka-ready message per trace. A protobuf body whose spans are all valid takes the fast path
- * (prepare-fast.ts: same result, no span decoded); any other body the general one.
+ * (prepare-fast.ts: same result, no span decoded; a span to reject or flag takes the general path); any other body the general one.
  */
 export function prepareMessages(body: Buffer, format: BodyFormat, tenant: string): PreparedMessages {
   if (format === 'protobuf') {

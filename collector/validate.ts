@@ -2,13 +2,14 @@
  * Per-span validation: a span that breaks a rule is rejected (counted in partial_success with a message naming it)
  * and the valid ones go on. Rules: 16-byte non-zero trace id, 8-byte non-zero span id, empty or 8-byte parent,
  * non-zero start and end with end >= start, known kind and status code, well-formed links, UTF-8 strings,
- * non-empty attribute keys, bounded nesting, and `tooltrail.*` attributes of their contract type and values.
- * A problem in a resource or scope rejects all of its spans.
+ * non-empty attribute keys, bounded nesting. A problem in a resource or scope rejects all of its spans.
+ * A span whose `tooltrail.*` contract attributes are malformed, or that is a tool call only by what it carries, is
+ * never rejected for it: it is kept and flagged (contract/attribute-values.ts, the rules the ingest applies to the
+ * stored row), and partial_success says what was wrong.
  */
-import { ATTRIBUTE_TYPES, Attr, type AttrName, type AttrValueType, ENUM_VALUES } from '../contract/index.ts';
+import { Attr, isJudgedContractKey, judgeContractAttribute, recognizeToolSpan } from '../contract/index.ts';
 import {
   type AnyValue,
-  anyValueKind,
   bytesToHex,
   type ExportTraceServiceRequest,
   type Int64,
@@ -18,7 +19,6 @@ import {
   type ScopeSpans,
   type Span,
 } from '../platform/otlp/index.ts';
-
 export const REJECT_REASONS = [
   'invalid_trace_id',
   'invalid_span_id',
@@ -29,10 +29,22 @@ export const REJECT_REASONS = [
   'invalid_link',
   'invalid_utf8',
   'invalid_attribute',
-  'invalid_tooltrail_attribute',
   'malformed_json',
 ] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
+
+/** Why an accepted span was flagged: the pipeline warning codes (contract/codes.ts), in lower case. */
+export const FLAG_REASONS = ['invalid_contract_attribute', 'contract_attribute_coerced', 'tool_span_inferred'] as const;
+export type FlagReason = (typeof FLAG_REASONS)[number];
+
+/** One example of a reason, for the sender report: the span it was seen on and what was wrong. */
+export interface ReasonSample {
+  outcome: 'rejected' | 'flagged';
+  reason: RejectReason | FlagReason;
+  /** Hex span id ('' when the problem is not one span's, e.g. a resource's). */
+  spanId: string;
+  message: string;
+}
 
 export class Problem {
   constructor(
@@ -50,6 +62,13 @@ export interface ValidationResult {
   byReason: Map<RejectReason, number>;
   /** The first few problems, each naming the span; empty when nothing was rejected. */
   messages: string[];
+  /** Accepted spans stored with contract problems (each counted once), by reason (a span may have several). */
+  flagged: number;
+  flagsByReason: Map<FlagReason, number>;
+  /** The first few flags, each naming the span and the attribute. */
+  flagMessages: string[];
+  /** The first span of each reason, rejected or flagged. */
+  samples: Map<RejectReason | FlagReason, ReasonSample>;
   /** Accepted spans that validation changed (a span-level tenant claim removed): their received bytes are stale. */
   modified: Set<Span>;
 }
@@ -93,21 +112,8 @@ function depth(v: AnyValue | null | undefined): number {
   return 1;
 }
 
-function matchesType(v: AnyValue | null | undefined, type: AttrValueType): boolean {
-  switch (type) {
-    case 'string':
-      return v?.stringValue != null;
-    case 'bool':
-      return v?.boolValue != null;
-    case 'int':
-      return v?.intValue != null;
-    case 'string[]':
-      return v?.arrayValue?.values.every((x) => x.stringValue != null) ?? false;
-  }
-}
-
-/** The first problem of a list of attributes; `contract` also checks `tooltrail.*` types and enum values. */
-export function attributeProblem(attrs: KeyValue[] | undefined, where: string, contract: boolean): Problem | undefined {
+/** The first structural problem of a list of attributes (empty key, nesting). */
+export function attributeProblem(attrs: KeyValue[] | undefined, where: string): Problem | undefined {
   if (!attrs) return undefined;
   for (const kv of attrs) {
     const key = kv.key ?? '';
@@ -116,25 +122,37 @@ export function attributeProblem(attrs: KeyValue[] | undefined, where: string, c
     if ((v?.arrayValue || v?.kvlistValue) && depth(v) > MAX_ANY_VALUE_DEPTH) {
       return new Problem('invalid_attribute', `${where} attribute ${key} nested deeper than ${MAX_ANY_VALUE_DEPTH}`);
     }
-    if (!contract || !key.startsWith(TOOLTRAIL_PREFIX)) continue;
-    const type = ATTRIBUTE_TYPES[key as AttrName];
-    if (type === undefined) continue; // a newer emitter's attribute: kept, not judged
-    if (!matchesType(v, type)) {
-      return new Problem(
-        'invalid_tooltrail_attribute',
-        `${where} attribute ${key} must be ${type}, got ${anyValueKind(v)}`,
-      );
-    }
-    const allowed = ENUM_VALUES[key as AttrName];
-    if (allowed && v?.stringValue != null && !allowed.includes(v.stringValue)) {
-      return new Problem(
-        'invalid_tooltrail_attribute',
-        `${where} attribute ${key} must be one of ${allowed.join('|')}, got "${v.stringValue.slice(0, 40)}"`,
-      );
-    }
   }
   return undefined;
 }
+
+/** A contract problem of an accepted span, named as the ingest names it on the stored row. */
+export interface Flag {
+  reason: FlagReason;
+  message: string;
+}
+
+/** The contract problems a span is kept with: malformed `tooltrail.*` attributes, a tool call only by content. */
+export function spanFlags(span: Span): Flag[] {
+  let flags: Flag[] | undefined;
+  const tool = recognizeToolSpan(span.attributes);
+  if (tool.kind === 'inferred') flags = [{ reason: 'tool_span_inferred', message: tool.message }];
+  for (const kv of span.attributes ?? []) {
+    const key = kv.key;
+    if (key == null || !key.startsWith(TOOLTRAIL_PREFIX) || !isJudgedContractKey(key)) continue;
+    const verdict = judgeContractAttribute(key, kv.value);
+    if (verdict.kind === 'ok') continue;
+    const f: Flag = {
+      reason: verdict.kind === 'coerced' ? 'contract_attribute_coerced' : 'invalid_contract_attribute',
+      message: verdict.message,
+    };
+    if (flags === undefined) flags = [f];
+    else flags.push(f);
+  }
+  return flags ?? NO_FLAGS;
+}
+
+const NO_FLAGS: Flag[] = [];
 
 function spanProblem(span: Span, invalidUtf8: number): Problem | undefined {
   const traceId = span.traceId;
@@ -167,14 +185,14 @@ function spanProblem(span: Span, invalidUtf8: number): Problem | undefined {
     if (link.traceId?.length !== 16 || link.spanId?.length !== 8) {
       return new Problem('invalid_link', 'a link needs a 16-byte trace_id and an 8-byte span_id');
     }
-    const p = attributeProblem(link.attributes, 'link', false);
+    const p = attributeProblem(link.attributes, 'link');
     if (p) return p;
   }
   for (const event of span.events ?? []) {
-    const p = attributeProblem(event.attributes, 'event', false);
+    const p = attributeProblem(event.attributes, 'event');
     if (p) return p;
   }
-  return attributeProblem(span.attributes, 'span', true);
+  return attributeProblem(span.attributes, 'span');
 }
 
 /** A span-level `tooltrail.tenant` is a claim the collector never trusts: it is removed, not judged. */
@@ -197,12 +215,33 @@ export function validateRequest(request: ExportTraceServiceRequest, options: Val
   const byReason = new Map<RejectReason, number>();
   const messages: string[] = [];
   const modified = new Set<Span>();
+  const flagsByReason = new Map<FlagReason, number>();
+  const flagMessages: string[] = [];
+  const samples = new Map<RejectReason | FlagReason, ReasonSample>();
   let accepted = 0;
   let rejected = 0;
-  const reject = (count: number, problem: Problem, where: string) => {
+  let flagged = 0;
+  const reject = (count: number, problem: Problem, where: string, spanId = '') => {
     rejected += count;
     byReason.set(problem.reason, (byReason.get(problem.reason) ?? 0) + count);
     if (messages.length < MAX_MESSAGES) messages.push(`${where}: ${problem.message}`);
+    if (!samples.has(problem.reason)) {
+      samples.set(problem.reason, { outcome: 'rejected', reason: problem.reason, spanId, message: problem.message });
+    }
+  };
+  const flag = (span: Span, flags: Flag[]) => {
+    flagged++;
+    const spanId = bytesToHex(span.spanId);
+    for (const f of flags) {
+      flagsByReason.set(f.reason, (flagsByReason.get(f.reason) ?? 0) + 1);
+      if (!samples.has(f.reason))
+        samples.set(f.reason, { outcome: 'flagged', reason: f.reason, spanId, message: f.message });
+    }
+    if (flagMessages.length < MAX_MESSAGES) {
+      flagMessages.push(
+        `span ${spanId} of trace ${bytesToHex(span.traceId)}: ${flags.map((f) => f.message).join('; ')}`,
+      );
+    }
   };
   for (const p of options.prior ?? []) reject(p.spans, new Problem('malformed_json', p.message), 'OTLP/JSON');
 
@@ -213,7 +252,7 @@ export function validateRequest(request: ExportTraceServiceRequest, options: Val
     const rsProblem =
       (invalidUtf8(rs) > nestedUtf8
         ? new Problem('invalid_utf8', 'resource strings are not valid UTF-8')
-        : undefined) ?? attributeProblem(rs.resource?.attributes, 'resource', true);
+        : undefined) ?? attributeProblem(rs.resource?.attributes, 'resource');
     if (rsProblem) {
       if (total > 0) reject(total, rsProblem, `resourceSpans[${i}] (${total} spans)`);
       return;
@@ -223,7 +262,7 @@ export function validateRequest(request: ExportTraceServiceRequest, options: Val
       const spansUtf8 = ss.spans.reduce((n, s) => n + invalidUtf8(s), 0);
       const ssProblem =
         (invalidUtf8(ss) > spansUtf8 ? new Problem('invalid_utf8', 'scope strings are not valid UTF-8') : undefined) ??
-        attributeProblem(ss.scope?.attributes ?? undefined, 'scope', false);
+        attributeProblem(ss.scope?.attributes ?? undefined, 'scope');
       if (ssProblem) {
         if (ss.spans.length > 0) reject(ss.spans.length, ssProblem, `resourceSpans[${i}].scopeSpans[${j}]`);
         return;
@@ -236,9 +275,12 @@ export function validateRequest(request: ExportTraceServiceRequest, options: Val
             1,
             problem,
             `span ${bytesToHex(span.spanId) || '(no id)'} of trace ${bytesToHex(span.traceId) || '(no id)'}`,
+            bytesToHex(span.spanId),
           );
         } else {
           if (stripSpanTenant(span)) modified.add(span);
+          const flags = spanFlags(span);
+          if (flags.length > 0) flag(span, flags);
           keep.push(span);
         }
       }
@@ -258,16 +300,41 @@ export function validateRequest(request: ExportTraceServiceRequest, options: Val
     );
   });
   const allKept = out.length === request.resourceSpans.length && out.every((rs, k) => rs === request.resourceSpans[k]);
-  return { request: allKept ? request : { resourceSpans: out }, accepted, rejected, byReason, messages, modified };
+  return {
+    request: allKept ? request : { resourceSpans: out },
+    accepted,
+    rejected,
+    byReason,
+    messages,
+    modified,
+    flagged,
+    flagsByReason,
+    flagMessages,
+    samples,
+  };
 }
 
-/** `rejected N of M spans: <first problems> (and K more)`, the partial_success error_message. */
+/**
+ * The partial_success error_message: `rejected N of M spans: <first problems> (and K more)`, then `kept K of M
+ * spans, stored flagged: <first flags>`. Empty when nothing was rejected or flagged (a flag alone is a warning:
+ * rejected_spans 0 with a message, as the OTLP specification allows).
+ */
 export function rejectionMessage(result: ValidationResult): string {
-  if (result.rejected === 0) return '';
   const total = result.accepted + result.rejected;
-  const more = result.rejected - result.messages.length;
-  const tail = more > 0 && result.messages.length >= MAX_MESSAGES ? `; and ${more} more` : '';
-  return `rejected ${result.rejected} of ${total} spans: ${result.messages.join('; ')}${tail}`;
+  const parts: string[] = [];
+  if (result.rejected > 0) {
+    const more = result.rejected - result.messages.length;
+    const tail = more > 0 && result.messages.length >= MAX_MESSAGES ? `; and ${more} more` : '';
+    parts.push(`rejected ${result.rejected} of ${total} spans: ${result.messages.join('; ')}${tail}`);
+  }
+  if (result.flagged > 0) {
+    const more = result.flagged - result.flagMessages.length;
+    const tail = more > 0 ? `; and ${more} more` : '';
+    parts.push(
+      `kept ${result.flagged} of ${total} spans with contract problems, stored flagged: ${result.flagMessages.join('; ')}${tail}`,
+    );
+  }
+  return parts.join('. ');
 }
 
 /**

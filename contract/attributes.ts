@@ -5,7 +5,7 @@ import { CONTINUATION_KINDS, EFFECTS, GUARD_DECISIONS, MUTATION_BASES, RESULT_ST
  * Every stage imports these constants; no attribute literal appears anywhere else.
  * Documented in docs/semantic-conventions.md; bump SEMCONV_VERSION on any change.
  */
-export const SEMCONV_VERSION = '1.2.0' as const;
+export const SEMCONV_VERSION = '1.3.0' as const;
 
 /** OpenTelemetry GenAI semantic conventions used on tool spans. */
 export const GenAi = {
@@ -104,7 +104,7 @@ export const GuardUnenforcedEvent = {
   FINDINGS: 'findings',
 } as const;
 
-/** Expected OTLP value type of every tooltrail attribute; the collector rejects spans that differ. */
+/** Expected OTLP value type of every tooltrail attribute; spans that differ are kept and flagged (attribute-values.ts). */
 export type AttrValueType = 'string' | 'bool' | 'int' | 'string[]';
 
 export const ATTRIBUTE_TYPES: Readonly<Record<AttrName, AttrValueType>> = {

@@ -30,6 +30,22 @@ export const WARNING_CODES = [
 ] as const;
 export type WarningCode = (typeof WARNING_CODES)[number];
 
+/**
+ * Warnings the pipeline itself puts on a stored tool call when the sender broke the span contract (the span is
+ * kept, never dropped): a `tool_call_warnings` row with the code, the attribute as its `source` and a message
+ * naming the type received and the type expected. Like the warnings above they never make a result incomplete by
+ * themselves; a malformed decision field leaves completeness unknown, which already counts as incomplete.
+ */
+export const PIPELINE_WARNING_CODES = [
+  /** A contract attribute of the wrong type or value: not used, counted as absent (unknown). */
+  'INVALID_CONTRACT_ATTRIBUTE',
+  /** A contract attribute of the wrong type that converts safely (an integer-valued double for a count). */
+  'CONTRACT_ATTRIBUTE_COERCED',
+  /** A span stored as a tool call by what it carries, without `gen_ai.operation.name = execute_tool`. */
+  'TOOL_SPAN_INFERRED',
+] as const;
+export type PipelineWarningCode = (typeof PIPELINE_WARNING_CODES)[number];
+
 export const CONTINUATION_KINDS = [
   'next_cursor',
   'retry_after',

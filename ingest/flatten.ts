@@ -1,13 +1,27 @@
 /**
- * ExportTraceServiceRequest -> table rows. A tool span (`gen_ai.operation.name` = `execute_tool`) becomes one
- * `tool_calls` row plus one `tool_call_warnings` row per `tooltrail.warning` event; every other span becomes one
- * `spans` row (otel_traces-shaped). Pure and deterministic: the same request always gives the same rows in the same
+ * ExportTraceServiceRequest -> table rows. A tool span (`gen_ai.operation.name` = `execute_tool`, or recognised by
+ * what it carries: contract/attribute-values.ts) becomes one `tool_calls` row plus one `tool_call_warnings` row per
+ * `tooltrail.warning` event and per contract problem it was stored with (a malformed contract attribute, an
+ * inferred tool span: the pipeline warning codes); every other span becomes one `spans` row (otel_traces-shaped). Pure and deterministic: the same request always gives the same rows in the same
  * order, which the exactly-once deduplication tokens rely on.
  *
  * A span that cannot be stored faithfully (no tenant, a missing or malformed trace/span id) is not dropped
  * silently: it is returned in `rejected` with a reason code, for the caller to dead-letter and count.
  */
-import { ATTRIBUTE_TYPES, Attr, EXECUTE_TOOL, GenAi, OtelResource, WarningEvent } from '../contract/index.ts';
+import {
+  ATTRIBUTE_TYPES,
+  Attr,
+  type AttrName,
+  ENUM_VALUES,
+  EXECUTE_TOOL,
+  GenAi,
+  isJudgedContractKey,
+  judgeContractAttribute,
+  OtelResource,
+  type PipelineWarningCode,
+  recognizeToolSpan,
+  WarningEvent,
+} from '../contract/index.ts';
 import type {
   AnyValue,
   ExportTraceServiceRequest,
@@ -186,8 +200,8 @@ function stringArrayColumn(set: (row: ToolCallRow, a: string[]) => void): Column
 
 /** Every attribute that has a typed column in tool_calls, with the contract's type (ATTRIBUTE_TYPES). */
 const COLUMN_SETTERS: ReadonlyMap<string, ColumnSetter> = new Map<string, ColumnSetter>([
-  // Implied by the table: every row is an execute_tool span.
-  [GenAi.OPERATION_NAME, (_row, v) => v.stringValue != null],
+  // Implied by the table; another operation name (a span recognised by what it carries) stays in `attributes`.
+  [GenAi.OPERATION_NAME, (_row, v) => v.stringValue === EXECUTE_TOOL],
   [GenAi.TOOL_NAME, stringColumn((r, s) => (r.tool_name = s))],
   [GenAi.TOOL_CALL_ID, stringColumn((r, s) => (r.tool_call_id = s))],
   [GenAi.CONVERSATION_ID, stringColumn((r, s) => (r.session_id = s))],
@@ -245,7 +259,11 @@ for (const [key, type] of Object.entries(ATTRIBUTE_TYPES)) {
   throw new Error(`flatten: contract attribute ${key} (${type}) has no tool_calls column`);
 }
 
-const OPERATION_NAME = GenAi.OPERATION_NAME;
+/** Allowed values of the enumerated contract attributes: a value outside the list is not put in its column. */
+const ENUM_SETS: ReadonlyMap<string, ReadonlySet<string>> = new Map(
+  Object.entries(ENUM_VALUES).map(([k, values]) => [k, new Set(values)]),
+);
+
 const WARNING_EVENT = WarningEvent.NAME;
 const WARNING_CODE = WarningEvent.CODE;
 const WARNING_SOURCE = WarningEvent.SOURCE;
@@ -261,13 +279,37 @@ const NO_STRINGS: string[] = [];
 const NO_MAPS: StringMap[] = [];
 const NO_ATTRIBUTES: StringMap = {};
 
-function isToolSpan(span: Span): boolean {
-  const attrs = span.attributes;
-  if (!attrs) return false;
-  for (const kv of attrs) {
-    if (kv.key === OPERATION_NAME) return kv.value?.stringValue === EXECUTE_TOOL;
+/** A contract problem the pipeline records on the stored tool call (contract/attribute-values.ts). */
+interface Flag {
+  code: PipelineWarningCode;
+  source: string;
+  message: string;
+}
+
+function withFlag(flags: Flag[] | undefined, flag: Flag): Flag[] {
+  if (flags === undefined) return [flag];
+  flags.push(flag);
+  return flags;
+}
+
+/**
+ * Judges a contract attribute its column did not take: a safe coercion fills the column, anything else leaves it
+ * at its default (unknown). Either way the raw value stays in `attributes` and the flag is returned.
+ */
+function contractFlag(
+  row: ToolCallRow,
+  key: AttrName,
+  v: AnyValue | null | undefined,
+  setter: ColumnSetter | undefined,
+): Flag | undefined {
+  const verdict = judgeContractAttribute(key, v);
+  if (verdict.kind === 'ok') return undefined;
+  if (verdict.kind === 'coerced' && setter !== undefined) {
+    if (verdict.int !== undefined) setter(row, { intValue: verdict.int });
+    else if (verdict.strings !== undefined)
+      setter(row, { arrayValue: { values: verdict.strings.map((s) => ({ stringValue: s })) } });
   }
-  return false;
+  return { code: verdict.code, source: key, message: verdict.message };
 }
 
 interface SpanContext {
@@ -338,7 +380,7 @@ function linksOf(span: Span) {
   return { traceIds, spanIds, states, attrs };
 }
 
-function toolCallRow(span: Span, ctx: SpanContext, c: CommonFields, out: Rows): void {
+function toolCallRow(span: Span, ctx: SpanContext, c: CommonFields, out: Rows, inferred: Flag | undefined): void {
   const ev = eventsOf(span, c.startTime);
   const links = linksOf(span);
   const row: ToolCallRow = {
@@ -389,13 +431,33 @@ function toolCallRow(span: Span, ctx: SpanContext, c: CommonFields, out: Rows): 
     link_trace_states: links.states,
     link_attributes: links.attrs,
   };
+  let flags: Flag[] | undefined;
+  if (inferred) flags = [inferred];
   for (const kv of span.attributes ?? []) {
     const key = kv.key;
     if (key == null) continue;
     const setter = COLUMN_SETTERS.get(key);
-    if (setter !== undefined && kv.value && setter(row, kv.value)) continue;
+    if (setter !== undefined) {
+      const v = kv.value;
+      const allowed = ENUM_SETS.get(key);
+      if (v && (allowed === undefined || (v.stringValue != null && allowed.has(v.stringValue))) && setter(row, v)) {
+        continue;
+      }
+      const flag = isJudgedContractKey(key) ? contractFlag(row, key, v, setter) : undefined;
+      if (flag) flags = withFlag(flags, flag);
+    } else if (isJudgedContractKey(key)) {
+      // A contract attribute without a column (the semconv version): judged all the same.
+      const flag = contractFlag(row, key, kv.value, undefined);
+      if (flag) flags = withFlag(flags, flag);
+    }
     if (row.attributes === NO_ATTRIBUTES) row.attributes = {};
     row.attributes[key] = valueText(kv.value);
+  }
+  if (flags) {
+    const codes = flags
+      .map((f) => f.code)
+      .filter((code, i, all) => all.indexOf(code) === i && !row.warnings.includes(code));
+    row.warnings = [...row.warnings, ...codes];
   }
   out.toolCalls.push(row);
 
@@ -415,6 +477,20 @@ function toolCallRow(span: Span, ctx: SpanContext, c: CommonFields, out: Rows): 
       span_id: row.span_id,
     };
     out.warnings.push(w);
+  }
+  for (const f of flags ?? []) {
+    out.warnings.push({
+      tenant: ctx.tenant,
+      time: c.startTime,
+      code: f.code,
+      source: f.source,
+      message: f.message,
+      tool_name: row.tool_name,
+      agent_name: row.agent_name,
+      session_id: row.session_id,
+      trace_id: row.trace_id,
+      span_id: row.span_id,
+    });
   }
 }
 
@@ -501,8 +577,18 @@ export function flattenInto(
           startTime: nanoTime(startNs),
           endTime: nanoTime(endNs),
         };
-        if (isToolSpan(span)) toolCallRow(span, ctx, common, out);
-        else spanRow(span, ctx, common, out);
+        const tool = recognizeToolSpan(span.attributes);
+        if (tool.kind === 'other') spanRow(span, ctx, common, out);
+        else
+          toolCallRow(
+            span,
+            ctx,
+            common,
+            out,
+            tool.kind === 'inferred'
+              ? { code: tool.code, source: GenAi.OPERATION_NAME, message: tool.message }
+              : undefined,
+          );
       }
     }
   }

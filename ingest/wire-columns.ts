@@ -6,13 +6,24 @@
  * `encodeNative(flatten(decodeExportTraceServiceRequest(bytes)))` gives (test/unit/ingest/wire-columns.test.ts).
  *
  * It only handles the plain, well-formed case and gives up (returns false, the arena unchanged) on anything else:
- * a span to reject (no tenant, bad id), a string that is not UTF-8, a value that is bytes or a key-value list, an
+ * a span to reject (no tenant, bad id), a span to store flagged (a malformed `tooltrail.*` attribute, a tool call
+ * recognised only by what it carries), a string that is not UTF-8, a value that is bytes or a key-value list, an
  * array of anything but strings, a repeated attribute key, an array-index-like key, scope attributes or entity refs,
  * an unexpected wire type, lengths past their message. The caller then takes the general path for that message,
  * which decides everything the same way it always did (dead letters included).
  */
 import { Buffer, isUtf8 } from 'node:buffer';
-import { Attr, EXECUTE_TOOL, GenAi, OtelResource, WarningEvent } from '../contract/index.ts';
+import {
+  Attr,
+  type AttrName,
+  ENUM_VALUES,
+  EXECUTE_TOOL,
+  GenAi,
+  isJudgedContractKey,
+  marksToolSpan,
+  OtelResource,
+  WarningEvent,
+} from '../contract/index.ts';
 import { ByteBuffer } from '../platform/native/byte-buffer.ts';
 import type { NativeType } from '../platform/native/encode.ts';
 import { nativeTypeName } from '../platform/native/encode.ts';
@@ -321,6 +332,18 @@ const TYPED_SLOT = Int32Array.from(TYPED_SPECS, (t) =>
       ? STRINGS_COLUMN_SLOT.get(t.stream)!
       : -1,
 );
+/**
+ * Per typed key: 1 when it is a `tooltrail.*` contract attribute (a value of another kind is flagged by flatten:
+ * general path), 2 when its presence also makes a span a tool call; its allowed values when enumerated.
+ */
+const TYPED_CONTRACT = Uint8Array.from(TYPED, ([k]) => (isJudgedContractKey(k) ? (marksToolSpan(k) ? 2 : 1) : 0));
+const TYPED_ALLOWED: (Buffer[] | undefined)[] = TYPED.map(([k]) =>
+  ENUM_VALUES[k as AttrName]?.map((v) => Buffer.from(v, 'utf8')),
+);
+const T_TOOL_NAME = TYPED.findIndex(([k]) => k === GenAi.TOOL_NAME);
+/** The one contract attribute without a column: judged all the same (a string). */
+const K_SEMCONV = Buffer.from(Attr.SEMCONV_VERSION);
+const H_SEMCONV = keyHash(K_SEMCONV);
 const SLOT_TOOL_NAME = STRING_COLUMN_SLOT.get(TOOL_CALLS.s('tool_name'))!;
 const SLOT_AGENT_NAME = STRING_COLUMN_SLOT.get(TOOL_CALLS.s('agent_name'))!;
 const SLOT_SESSION_ID = STRING_COLUMN_SLOT.get(TOOL_CALLS.s('session_id'))!;
@@ -590,6 +613,12 @@ function same(start: number, len: number, bytes: Buffer): boolean {
   if (len !== bytes.length) return false;
   for (let i = 0; i < len; i++) if (B[start + i] !== bytes[i]) return false;
   return true;
+}
+
+/** Whether [start, start+len) is one of `allowed`. */
+function allowedValue(allowed: readonly Buffer[], start: number, len: number): boolean {
+  for (let k = 0; k < allowed.length; k++) if (same(start, len, allowed[k]!)) return true;
+  return false;
 }
 
 function sameRange(a: number, b: number, len: number): boolean {
@@ -1265,6 +1294,8 @@ function writeToolCall(
           break;
         case K_STRING:
           if (kind === V_STRING) {
+            const allowed = TYPED_ALLOWED[typed];
+            if (allowed !== undefined && !allowedValue(allowed, kvA[i]!, kvB[i]!)) throw BAIL;
             stringSlot[TYPED_SLOT[typed]!] = i;
             continue;
           }
@@ -1298,8 +1329,14 @@ function writeToolCall(
             sequence = i;
             continue;
           }
+          // A negative sequence stays in `attributes`, unflagged, as flatten keeps it.
+          if (kind === V_INT) typed = -1;
           break;
       }
+      // A contract attribute of another kind is stored flagged (or coerced): flatten's.
+      if (typed >= 0 && TYPED_CONTRACT[typed] !== 0) throw BAIL;
+    } else if (kvHash[i] === H_SEMCONV && same(kvKey[i]!, kvKeyLen[i]!, K_SEMCONV) && kvKind[i] !== V_STRING) {
+      throw BAIL;
     }
     if (extras === extra.length) {
       const e = new Int32Array(extra.length * 2);
@@ -1422,12 +1459,27 @@ function writeSpan(
   out.spans++;
 }
 
+/**
+ * Whether the span is an execute_tool span. One that is a tool call only by what it carries (a contract attribute,
+ * or a tool name without an operation name: contract/attribute-values.ts) is stored flagged: general path.
+ */
 function isToolSpan(): boolean {
+  let operation = false;
+  let toolName = false;
+  let contract = false;
   for (let i = span.attrFrom; i < span.attrTo; i++) {
-    if (kvHash[i] === H_OPERATION && same(kvKey[i]!, kvKeyLen[i]!, K_OPERATION)) {
-      return kvKind[i] === V_STRING && same(kvA[i]!, kvB[i]!, V_EXECUTE_TOOL);
+    const h = kvHash[i]!;
+    if (h === H_OPERATION && same(kvKey[i]!, kvKeyLen[i]!, K_OPERATION)) {
+      if (kvKind[i] === V_STRING && same(kvA[i]!, kvB[i]!, V_EXECUTE_TOOL)) return true;
+      operation = true;
+      continue;
     }
+    const typed = TYPED_BY_HASH.get(h);
+    if (typed === undefined || !same(kvKey[i]!, kvKeyLen[i]!, TYPED_KEYS[typed]!)) continue;
+    if (typed === T_TOOL_NAME) toolName = true;
+    else if (TYPED_CONTRACT[typed] === 2) contract = true;
   }
+  if (contract || (toolName && !operation)) throw BAIL;
   return false;
 }
 

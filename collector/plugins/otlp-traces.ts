@@ -126,6 +126,7 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
 
   const count = (summary: PreparedSummary, tenant: string) => {
     for (const [reason, n] of summary.byReason) metrics.spansRejected.inc({ tenant, reason }, n);
+    for (const [reason, n] of summary.flagsByReason) metrics.spansFlagged.inc({ tenant, reason }, n);
     metrics.tenantOverrides.inc({ tenant }, summary.tenantOverrides);
   };
 
@@ -200,8 +201,11 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
         }
         metrics.spansAccepted.inc({ tenant: request.tenant }, outcome.accepted);
       }
+      // Spans kept flagged are a warning: rejected_spans 0 with a message, as the OTLP specification allows.
       const partialSuccess =
-        outcome.rejected > 0 ? { rejectedSpans: outcome.rejected, errorMessage: outcome.errorMessage } : null;
+        outcome.rejected > 0 || outcome.errorMessage !== ''
+          ? { rejectedSpans: outcome.rejected, errorMessage: outcome.errorMessage }
+          : null;
       if (format === 'protobuf') {
         reply.header('content-type', PROTOBUF);
         return reply.send(Buffer.from(encodeExportTraceServiceResponse(partialSuccess ? { partialSuccess } : {})));

@@ -63,12 +63,6 @@ const CASES: Case[] = [
     rejected: 1,
   },
   { rule: 'a non-UTF-8 string', body: withInvalidUtf8(), status: 200, rejected: 1 },
-  {
-    rule: 'a wrong tooltrail attribute type',
-    body: protobufBody(request([span({ attributes: [attr(Attr.RESULT_ITEM_COUNT, str('3'))] })])),
-    status: 200,
-    rejected: 1,
-  },
   { rule: 'a missing token', body: protobufBody(request([span()])), headers: { authorization: '' }, status: 401 },
   {
     rule: 'a wrong token',
@@ -115,6 +109,20 @@ describe('collector bad inputs over HTTP with real Kafka', () => {
         assert.equal(int64ToString(out.partialSuccess?.rejectedSpans), String(c.rejected), c.rule);
       }
     }
+    // A wrong contract attribute type is no reason to drop a span: it is produced, and the answer says what was wrong.
+    const flagged = span({ attributes: [attr(Attr.RESULT_ITEM_COUNT, str('3'))] });
+    const kept = await fetch(running.url, {
+      method: 'POST',
+      body: body(protobufBody(request([flagged]))),
+      headers: { 'content-type': PROTO, authorization: `Bearer ${TOKEN_A}` },
+    });
+    assert.equal(kept.status, 200);
+    const keptAnswer = decodeExportTraceServiceResponse(Buffer.from(await kept.arrayBuffer()));
+    assert.equal(int64ToString(keptAnswer.partialSuccess?.rejectedSpans), '0');
+    assert.match(
+      keptAnswer.partialSuccess?.errorMessage ?? '',
+      /tooltrail\.result\.item_count must be int, got string "3"/,
+    );
     const forged = span({ attributes: [attr(Attr.TENANT, str('someone-else')), attr('k', str('v'))] });
     const claim = await fetch(running.url, {
       method: 'POST',
@@ -131,13 +139,13 @@ describe('collector bad inputs over HTTP with real Kafka', () => {
     assert.equal(last.status, 200);
     const sentinelId = bytesToHex(sentinel.spanId);
     const messages = await readTopicUntil(kafka, topic, (ms) => spanIdsOf(ms).includes(sentinelId));
-    assert.deepEqual(spanIdsOf(messages), [bytesToHex(forged.spanId), sentinelId]);
-    const forgedResource = messages[0]?.request.resourceSpans[0]?.resource?.attributes ?? [];
+    assert.deepEqual(spanIdsOf(messages), [bytesToHex(flagged.spanId), bytesToHex(forged.spanId), sentinelId]);
+    const forgedResource = messages[1]?.request.resourceSpans[0]?.resource?.attributes ?? [];
     assert.deepEqual(
       forgedResource.filter((kv) => kv.key === Attr.TENANT).map((kv) => kv.value?.stringValue),
       [TENANT_B],
     );
-    const forgedSpan = messages[0]?.spans[0];
+    const forgedSpan = messages[1]?.spans[0];
     assert.deepEqual(
       forgedSpan?.attributes?.map((kv) => kv.key),
       ['k'],

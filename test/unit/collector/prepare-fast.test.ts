@@ -7,7 +7,7 @@ import { describe, it } from 'node:test';
 import { prepare } from '../../../collector/prepare.ts';
 import { prepareProtobufFast } from '../../../collector/prepare-fast.ts';
 import { splitByTrace } from '../../../collector/split-by-trace.ts';
-import { Attr } from '../../../contract/index.ts';
+import { Attr, EXECUTE_TOOL, GenAi } from '../../../contract/index.ts';
 import { mutateBytes, validRequestJson } from '../../../fuzz/otlp-gen.ts';
 import { Rng } from '../../../fuzz/rng.ts';
 import {
@@ -52,6 +52,7 @@ function validRequest(rng: Rng): ExportTraceServiceRequest {
   const traces = Array.from({ length: rng.int(1, 4) }, () => newTraceId());
   const richSpan = (): Span => {
     const extra: KeyValue[] = [
+      attr(GenAi.TOOL_NAME, str(text(6))),
       attr(Attr.EFFECT, str(rng.pick(['read', 'mutation']))),
       attr(Attr.RESULT_COMPLETE, bool(rng.bool())),
       attr(Attr.RESULT_ITEM_COUNT, int(rng.int(0, 100))),
@@ -63,7 +64,11 @@ function validRequest(rng: Rng): ExportTraceServiceRequest {
     ];
     const s = span({
       traceId: rng.pick(traces),
-      attributes: extra.filter(() => rng.bool(0.7)),
+      // Now and then another operation: a span carrying contract attributes is then a flagged tool call.
+      attributes: [
+        attr(GenAi.OPERATION_NAME, str(rng.bool(0.97) ? EXECUTE_TOOL : 'chat')),
+        ...extra.filter(() => rng.bool(0.7)),
+      ],
       ...(rng.bool(0.3) ? { parentSpanId: Buffer.alloc(8, 7) } : {}),
       ...(rng.bool(0.3) ? { status: { code: rng.int(0, 2), message: text(8) } } : {}),
       ...(rng.bool(0.3) ? { traceState: 'k=v', flags: 257, droppedAttributesCount: 3 } : {}),
@@ -97,15 +102,19 @@ describe('the protobuf fast path of prepareMessages', () => {
     const rng = new Rng(20261130);
     let fast = 0;
     let withSpans = 0;
+    let flagged = 0;
     for (let i = 0; i < 500; i++) {
       const req = validRequest(rng);
       const body = protobufBody(req);
       const g = general(body);
       assert.equal(g.rejected, 0, `request ${i} is valid: ${g.errorMessage}`);
-      if (g.accepted > 0) withSpans++;
+      // A tool call recognised only by what it carries (no execute_tool) is flagged: the general path's.
+      if (g.flagged > 0) flagged++;
+      else if (g.accepted > 0) withSpans++;
       if (assertSame(body, `request ${i}`)) fast++;
     }
     assert.equal(fast, withSpans, 'a valid request left the fast path');
+    assert.ok(flagged > 20 && withSpans > 200, `flagged ${flagged}, fast ${withSpans}`);
   });
 
   it('agrees with the general path whenever it answers, on fuzzed and byte-mutated requests (3,000 bodies)', () => {
@@ -138,6 +147,59 @@ describe('the protobuf fast path of prepareMessages', () => {
     assert.ok(fast > 100 && fallback > 100, `fast ${fast}, fallback ${fallback}`);
   });
 
+  it('leaves to the general path every span the general path keeps flagged', () => {
+    const tool = (...attributes: KeyValue[]) => [
+      attr(GenAi.OPERATION_NAME, str(EXECUTE_TOOL)),
+      attr(GenAi.TOOL_NAME, str('list')),
+      ...attributes,
+    ];
+    const cases: [string, KeyValue[], string][] = [
+      ['a string for the decision field', tool(attr(Attr.RESULT_COMPLETE, str('false'))), 'invalid_contract_attribute'],
+      ['a double for a count', tool(attr(Attr.RESULT_ITEM_COUNT, { doubleValue: 0 })), 'contract_attribute_coerced'],
+      ['a string for reasons', tool(attr(Attr.RESULT_REASONS, str('A,B'))), 'contract_attribute_coerced'],
+      ['an unknown effect', tool(attr(Attr.EFFECT, str('write'))), 'invalid_contract_attribute'],
+      ['an int semconv version', tool(attr(Attr.SEMCONV_VERSION, int(1))), 'invalid_contract_attribute'],
+      ['a tool name, no operation name', [attr(GenAi.TOOL_NAME, str('list'))], 'tool_span_inferred'],
+      ['a contract attribute, no operation name', [attr(Attr.EFFECT, str('read'))], 'tool_span_inferred'],
+      [
+        'another operation, a contract attribute',
+        [attr(GenAi.OPERATION_NAME, str('chat')), attr(Attr.EFFECT, str('read'))],
+        'tool_span_inferred',
+      ],
+      [
+        'an operation name without value, a contract attribute',
+        [{ key: GenAi.OPERATION_NAME }, attr(Attr.EFFECT, str('read'))],
+        'tool_span_inferred',
+      ],
+    ];
+    for (const [label, attributes, reason] of cases) {
+      const body = protobufBody({
+        resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans: [span(), span({ attributes })] }] }],
+      });
+      assert.equal(prepareProtobufFast(body, TENANT), undefined, label);
+      const g = general(body);
+      assert.equal(g.rejected, 0, label);
+      assert.equal(g.accepted, 2, label);
+      assert.equal(g.flagged, 1, label);
+      assert.deepEqual(g.flagsByReason, [[reason, 1]], label);
+      assert.match(
+        g.errorMessage,
+        /^kept 1 of 2 spans with contract problems, stored flagged: span [0-9a-f]{16} of trace/,
+        label,
+      );
+    }
+    // Neither a tool name with another operation nor an operation name alone makes a tool call: nothing to flag.
+    for (const attributes of [
+      [attr(GenAi.OPERATION_NAME, str('chat')), attr(GenAi.TOOL_NAME, str('x'))],
+      [attr(Attr.SEMCONV_VERSION, str('1.1.0'))],
+    ]) {
+      const body = protobufBody({
+        resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans: [span({ attributes })] }] }],
+      });
+      assert.ok(assertSame(body, JSON.stringify(attributes)));
+    }
+  });
+
   it('leaves to the general path every span the general path rejects or changes', () => {
     const cases: [string, Partial<Span>][] = [
       ['zero trace id', { traceId: Buffer.alloc(16) }],
@@ -149,8 +211,6 @@ describe('the protobuf fast path of prepareMessages', () => {
       ['status 3', { status: { code: 3 } }],
       ['bad link', { links: [{ traceId: Buffer.alloc(8, 1), spanId: Buffer.alloc(8, 1) }] }],
       ['empty key', { attributes: [attr('', str('x'))] }],
-      ['wrong tooltrail type', { attributes: [attr(Attr.RESULT_COMPLETE, str('yes'))] }],
-      ['unknown enum value', { attributes: [attr(Attr.EFFECT, str('maybe'))] }],
       ['span tenant claim', { attributes: [attr(Attr.TENANT, str(TENANT))] }],
       ['too deep', { attributes: [attr('d', deep(33))] }],
       ['event empty key', { events: [{ timeUnixNano: '1', name: 'e', attributes: [attr('', int(1))] }] }],
@@ -161,7 +221,7 @@ describe('the protobuf fast path of prepareMessages', () => {
       });
       assert.equal(prepareProtobufFast(body, TENANT), undefined, label);
       const g = general(body);
-      assert.ok(g.rejected > 0 || g.messages.length > 0, label);
+      assert.ok(g.rejected > 0 || g.flagged > 0 || g.messages.length > 0, label);
     }
     // Invalid UTF-8 in a span name (protobufjs would replace it silently).
     const named = protobufBody({ resourceSpans: [{ scopeSpans: [{ spans: [span({ name: 'SPAN' })] }] }] });

@@ -4,7 +4,7 @@ import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
 import { buildCollectorServer } from '../../../collector/server.ts';
 import { SinkUnavailableError } from '../../../collector/sink.ts';
-import { Attr } from '../../../contract/index.ts';
+import { Attr, EXECUTE_TOOL, GenAi } from '../../../contract/index.ts';
 import {
   bytesToHex,
   decodeExportTraceServiceResponse,
@@ -98,7 +98,10 @@ describe('collector server', () => {
                   kind: 3,
                   startTimeUnixNano: '1700000000000000000',
                   endTimeUnixNano: '1700000000000001000',
-                  attributes: [{ key: Attr.RESULT_COMPLETE, value: { boolValue: false } }],
+                  attributes: [
+                    { key: GenAi.OPERATION_NAME, value: { stringValue: EXECUTE_TOOL } },
+                    { key: Attr.RESULT_COMPLETE, value: { boolValue: false } },
+                  ],
                 },
               ],
             },
@@ -173,10 +176,6 @@ describe('collector server', () => {
     ['a missing start time', span({ startTimeUnixNano: '0' })],
     ['an end before the start', span({ startTimeUnixNano: '2000', endTimeUnixNano: '1000' })],
     ['an unknown span kind', span({ kind: 9 })],
-    ['a tooltrail bool attribute sent as a string', span({ attributes: [attr(Attr.RESULT_COMPLETE, str('true'))] })],
-    ['a tooltrail int attribute sent as a bool', span({ attributes: [attr(Attr.RESULT_ITEM_COUNT, bool(true))] })],
-    ['a tooltrail string[] attribute holding an int', span({ attributes: [attr(Attr.RESULT_REASONS, int(3))] })],
-    ['a tooltrail enum attribute with an unknown value', span({ attributes: [attr(Attr.EFFECT, str('delete'))] })],
     ['an attribute with an empty key', span({ attributes: [attr('', str('x'))] })],
   ] as const) {
     it(`rejects a span with ${rule} and produces nothing`, async () => {
@@ -189,9 +188,63 @@ describe('collector server', () => {
     });
   }
 
+  for (const [rule, attribute, message] of [
+    [
+      'a tooltrail bool attribute sent as a string',
+      attr(Attr.RESULT_COMPLETE, str('true')),
+      `${Attr.RESULT_COMPLETE} must be bool, got string "true"; completeness counted as unknown`,
+    ],
+    [
+      'a tooltrail int attribute sent as a bool',
+      attr(Attr.RESULT_ITEM_COUNT, bool(true)),
+      `${Attr.RESULT_ITEM_COUNT} must be int, got bool true; counted as absent`,
+    ],
+    [
+      'a tooltrail string[] attribute holding an int',
+      attr(Attr.RESULT_REASONS, int(3)),
+      `${Attr.RESULT_REASONS} must be string[], got int; counted as absent`,
+    ],
+    [
+      'a tooltrail enum attribute with an unknown value',
+      attr(Attr.EFFECT, str('delete')),
+      `${Attr.EFFECT} must be one of read|mutation, got "delete"; counted as absent`,
+    ],
+    [
+      'a tooltrail int attribute sent as an integer-valued double',
+      attr(Attr.RESULT_ITEM_COUNT, { doubleValue: 0 }),
+      `${Attr.RESULT_ITEM_COUNT} must be int, got double 0; stored as 0`,
+    ],
+  ] as const) {
+    it(`keeps a span with ${rule}, saying so in partial_success without rejecting it`, async () => {
+      const kept = span({ attributes: [attr(GenAi.OPERATION_NAME, str(EXECUTE_TOOL)), attribute] });
+      const res = await post(app, protobufBody(request([kept, span()])));
+      assert.equal(res.statusCode, 200);
+      const body = decodeExportTraceServiceResponse(res.rawPayload);
+      assert.equal(int64ToString(body.partialSuccess?.rejectedSpans), '0');
+      assert.equal(
+        body.partialSuccess?.errorMessage,
+        `kept 1 of 2 spans with contract problems, stored flagged: span ${bytesToHex(kept.spanId)} of trace ${bytesToHex(kept.traceId)}: ${message}`,
+      );
+      assert.equal(spanCount(sink), 2);
+    });
+  }
+
+  it('keeps a span that is a tool call only by what it carries, saying so in partial_success', async () => {
+    const kept = span({ attributes: [attr(GenAi.TOOL_NAME, str('list')), attr(Attr.EFFECT, str('read'))] });
+    const res = await post(app, protobufBody(request([kept])));
+    const body = decodeExportTraceServiceResponse(res.rawPayload);
+    assert.equal(int64ToString(body.partialSuccess?.rejectedSpans), '0');
+    assert.match(
+      body.partialSuccess?.errorMessage ?? '',
+      /gen_ai\.operation\.name is absent; stored as a tool call \(it carries tooltrail\.effect\)$/,
+    );
+    assert.equal(spanCount(sink), 1);
+  });
+
   it('accepts tooltrail attributes of their contract types', async () => {
     const ok = span({
       attributes: [
+        attr(GenAi.OPERATION_NAME, str(EXECUTE_TOOL)),
         attr(Attr.RESULT_COMPLETE, bool(false)),
         attr(Attr.RESULT_ITEM_COUNT, int(0)),
         attr(Attr.RESULT_REASONS, strs('MORE_PAGES_AVAILABLE')),

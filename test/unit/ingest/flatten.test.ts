@@ -67,6 +67,91 @@ describe('flatten', () => {
     assert.equal(row.attributes[Attr.RESULT_COMPLETE], 'true');
   });
 
+  it('stores a tool span with a string for the decision field flagged, completeness unknown, never false', () => {
+    const r = flatten(request([span('00f067aa0ba902b7', tool([s(Attr.RESULT_COMPLETE, 'false')]))]));
+    const row = r.toolCalls[0]!;
+    assert.equal(row.complete_reported, false, 'unknown, not reported false');
+    assert.equal(row.attributes[Attr.RESULT_COMPLETE], 'false', 'the value sent is kept');
+    assert.deepEqual(row.warnings, ['INVALID_CONTRACT_ATTRIBUTE']);
+    assert.deepEqual(
+      r.warnings.map((w) => [w.code, w.source, w.message, w.time, w.span_id, w.tool_name]),
+      [
+        [
+          'INVALID_CONTRACT_ATTRIBUTE',
+          Attr.RESULT_COMPLETE,
+          `${Attr.RESULT_COMPLETE} must be bool, got string "false"; completeness counted as unknown`,
+          '1700000000.123456789',
+          '00f067aa0ba902b7',
+          'list',
+        ],
+      ],
+    );
+  });
+
+  it('coerces an integer-valued double count and comma-separated reasons, flagged as coerced', () => {
+    const r = flatten(
+      request([
+        span(
+          '00f067aa0ba902b7',
+          tool([
+            { key: Attr.RESULT_ITEM_COUNT, value: { doubleValue: 0 } },
+            s(Attr.RESULT_REASONS, 'MORE_PAGES_AVAILABLE, RESULT_LIMIT_REACHED'),
+            { key: Attr.MUTATION_TARGET_COUNT, value: { doubleValue: 2.5 } },
+          ]),
+        ),
+      ]),
+    );
+    const row = r.toolCalls[0]!;
+    assert.equal(row.result_item_count, '0');
+    assert.deepEqual(row.result_reasons, ['MORE_PAGES_AVAILABLE', 'RESULT_LIMIT_REACHED']);
+    assert.equal(row.mutation_target_count, null, 'a fractional count is not a count');
+    assert.deepEqual(row.warnings, ['CONTRACT_ATTRIBUTE_COERCED', 'INVALID_CONTRACT_ATTRIBUTE']);
+    assert.deepEqual(
+      r.warnings.map((w) => [w.code, w.source]),
+      [
+        ['CONTRACT_ATTRIBUTE_COERCED', Attr.RESULT_ITEM_COUNT],
+        ['CONTRACT_ATTRIBUTE_COERCED', Attr.RESULT_REASONS],
+        ['INVALID_CONTRACT_ATTRIBUTE', Attr.MUTATION_TARGET_COUNT],
+      ],
+    );
+    assert.equal(row.attributes[Attr.RESULT_ITEM_COUNT], '0', 'the value sent is kept');
+  });
+
+  it('leaves an enumerated attribute with an unknown value out of its column, flagged', () => {
+    const r = flatten(request([span('00f067aa0ba902b7', tool([s(Attr.EFFECT, 'write')]))]));
+    assert.equal(r.toolCalls[0]?.effect, '');
+    assert.equal(r.toolCalls[0]?.attributes[Attr.EFFECT], 'write');
+    assert.match(r.warnings[0]?.message ?? '', /^tooltrail\.effect must be one of read\|mutation, got "write"/);
+  });
+
+  it('stores a span carrying the contract but no operation name as a tool call, flagged as inferred', () => {
+    const r = flatten(
+      request([
+        span('00f067aa0ba902b7', [s(GenAi.TOOL_NAME, 'list'), s(Attr.EFFECT, 'read')]),
+        span('00f067aa0ba902b8', [s(GenAi.TOOL_NAME, 'list')]),
+        span('00f067aa0ba902b9', [s(GenAi.OPERATION_NAME, 'chat'), s(Attr.EFFECT, 'read')]),
+        span('00f067aa0ba902ba', [s(GenAi.OPERATION_NAME, 'chat'), s(GenAi.TOOL_NAME, 'list')]),
+      ]),
+    );
+    assert.deepEqual(
+      r.toolCalls.map((t) => [t.span_id, t.effect, t.warnings, t.attributes[GenAi.OPERATION_NAME]]),
+      [
+        ['00f067aa0ba902b7', 'read', ['TOOL_SPAN_INFERRED'], undefined],
+        ['00f067aa0ba902b8', '', ['TOOL_SPAN_INFERRED'], undefined],
+        ['00f067aa0ba902b9', 'read', ['TOOL_SPAN_INFERRED'], 'chat'],
+      ],
+    );
+    assert.deepEqual(
+      r.warnings.map((w) => w.message),
+      [
+        `${GenAi.OPERATION_NAME} is absent; stored as a tool call (it carries ${Attr.EFFECT})`,
+        `${GenAi.OPERATION_NAME} is absent; stored as a tool call (it carries ${GenAi.TOOL_NAME})`,
+        `${GenAi.OPERATION_NAME} is "chat", not "execute_tool"; stored as a tool call (it carries ${Attr.EFFECT})`,
+      ],
+    );
+    assert.equal(r.spans.length, 1, 'a tool name under another operation is not a tool call');
+  });
+
   it('puts the other attributes in the map as strings, arrays as JSON', () => {
     const attrs: KeyValue[] = [
       { key: 'b', value: { boolValue: true } },

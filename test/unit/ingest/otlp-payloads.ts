@@ -5,7 +5,18 @@
 import assert from 'node:assert/strict';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { Attr, EXECUTE_TOOL, GenAi, OtelResource, WarningEvent } from '../../../contract/index.ts';
+import {
+  ATTRIBUTE_TYPES,
+  Attr,
+  ENUM_VALUES,
+  EXECUTE_TOOL,
+  GenAi,
+  isJudgedContractKey,
+  marksToolSpan,
+  OtelResource,
+  recognizeToolSpan,
+  WarningEvent,
+} from '../../../contract/index.ts';
 import { encodeNative } from '../../../platform/native/encode.ts';
 import type { AnyValue, ExportTraceServiceRequest, KeyValue, Span } from '../../../platform/otlp/index.ts';
 import { mulberry32 } from '../../../platform/seeded-random.ts';
@@ -79,10 +90,31 @@ export function randomValue(r: Rand, depth: number): AnyValue {
   }
 }
 
+/** A value of the contract's type for a `tooltrail.*` key (the plain case: a sender that follows the contract). */
+function contractValue(r: Rand, key: keyof typeof ATTRIBUTE_TYPES): AnyValue {
+  switch (ATTRIBUTE_TYPES[key]) {
+    case 'string': {
+      const allowed = ENUM_VALUES[key];
+      return { stringValue: allowed ? r.pick(allowed) : r.pick(['x', '', 'ü€😀', 'snap-1']) };
+    }
+    case 'bool':
+      return { boolValue: r.chance(0.5) };
+    case 'int':
+      return { intValue: r.pick([0, 1, -1, 7, 2 ** 40, '9223372036854775807']) };
+    case 'string[]':
+      return {
+        arrayValue: { values: Array.from({ length: r.int(3) }, () => ({ stringValue: r.pick(['a', 'ü', '']) })) },
+      };
+  }
+}
+
 export function randomAttributes(r: Rand, depth: number, max: number): KeyValue[] {
   if (plain) {
     const keys = [...new Set(Array.from({ length: r.int(max + 1) }, () => r.pick(KEYS)))];
-    return keys.map((key) => ({ key, value: randomValue(r, depth) }));
+    return keys.map((key) => ({
+      key,
+      value: depth === 0 && isJudgedContractKey(key) ? contractValue(r, key) : randomValue(r, depth),
+    }));
   }
   return Array.from({ length: r.int(max + 1) }, () =>
     r.chance(0.05) ? { key: r.pick(KEYS) } : { key: r.pick(KEYS), value: randomValue(r, depth) },
@@ -202,6 +234,10 @@ export function plainRequest(r: Rand): ExportTraceServiceRequest {
           s.spanId = Buffer.from(r.bytes(8).map((b) => b | 1));
           const seen = new Set<string>();
           s.attributes = (s.attributes ?? []).filter((kv) => !seen.has(kv.key ?? '') && seen.add(kv.key ?? ''));
+          // The plain case declares its tool spans: no span is a tool call only by what it carries.
+          if (recognizeToolSpan(s.attributes).kind === 'inferred') {
+            s.attributes = s.attributes.filter((kv) => !marksToolSpan(kv.key ?? '') && kv.key !== GenAi.TOOL_NAME);
+          }
         }
     }
     return request;
