@@ -19,7 +19,7 @@ import { encodeRows } from '../ingest/writer.ts';
 import { encodeNative } from '../platform/native/encode.ts';
 import { decodeExportTraceServiceRequestFast } from '../platform/otlp/index.ts';
 import { TOOL_CALL_NATIVE, type ToolCallRow } from '../schema/rows.ts';
-import { syntheticMessage } from '../test/support/ingest.ts';
+import { syntheticMessage } from '../testkit/ingest.ts';
 import { printBenchReport, spread } from './support/report.ts';
 
 const ROWS = 20_000;

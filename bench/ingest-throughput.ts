@@ -41,7 +41,7 @@ import { decodeExportTraceServiceRequest, encodeExportTraceServiceRequest } from
 import { DEFAULT_RETENTION_DAYS } from '../schema/config.ts';
 import { migrateUp } from '../schema/migrations.ts';
 import { loadServicesConfig } from '../services/config.ts';
-import { syntheticMessage, syntheticRequest } from '../test/support/ingest.ts';
+import { syntheticMessage, syntheticRequest } from '../testkit/ingest.ts';
 import { postOtlp } from './support/post-otlp.ts';
 import { type BenchFigure, printBenchReport, spread } from './support/report.ts';
 import { localClickHouseCpu } from './support/server-cpu.ts';

@@ -22,7 +22,7 @@ import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@ope
 import { createGuardStep } from '../mcp-proxy/guard-step.ts';
 import { startRelay } from '../mcp-proxy/relay.ts';
 import { createConversations } from '../mcp-proxy/session.ts';
-import { PAGING_SERVER, ROOT, TOOLTRAIL_BIN } from '../test/support/mcp/proxy-client.ts';
+import { PAGING_SERVER, ROOT, TOOLTRAIL_BIN } from '../testkit/mcp/proxy-client.ts';
 import { type BenchFigure, printBenchReport, spread } from './support/report.ts';
 
 const { values } = parseArgs({

@@ -8,7 +8,7 @@
 import { Agent, request as httpRequest } from 'node:http';
 import { encodeExportTraceServiceRequest } from '../platform/otlp/index.ts';
 import { mulberry32 } from '../platform/seeded-random.ts';
-import { syntheticRequest } from '../test/support/ingest.ts';
+import { syntheticRequest } from '../testkit/ingest.ts';
 
 export interface LoadOptions {
   url: string;

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { startStack } from '../cli/stack/stack.ts';
 import type { SchemaConfig } from '../schema/config.ts';
 import { loadServicesConfig } from '../services/config.ts';
-import { connectThroughProxy, serverBin } from '../test/support/mcp/proxy-client.ts';
+import { connectThroughProxy, serverBin } from '../testkit/mcp/proxy-client.ts';
 
 const TENANT = 'acme';
 const DATABASE = 'tooltrail_demo_mcp';

@@ -5,7 +5,7 @@
  */
 import { REASON_CODES, type ReasonCode } from '../../contract/index.ts';
 import { mulberry32 } from '../../platform/seeded-random.ts';
-import type { MutationStep, ReadStep, SessionScript, Step } from '../../test/integration/alerts/session-spans.ts';
+import type { MutationStep, ReadStep, SessionScript, Step } from '../../testkit/session-spans.ts';
 
 export const CASES = [
   'incomplete_empty_then_absence',

@@ -7,7 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApiServer } from '../../cli/api-server.ts';
 import type { ClickHouseClient } from '../../platform/clickhouse.ts';
 import type { SchemaConfig } from '../../schema/config.ts';
-import { freshDatabase } from '../../test/support/services.ts';
+import { freshDatabase } from '../../testkit/services.ts';
 import { clip, type FuzzTarget, TargetReport } from '../report.ts';
 import { Rng, uri } from '../rng.ts';
 

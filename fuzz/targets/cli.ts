@@ -9,7 +9,7 @@
  */
 import { CommanderError } from 'commander';
 import { buildProgram, userErrorLine } from '../../cli/program.ts';
-import { freshDatabase } from '../../test/support/services.ts';
+import { freshDatabase } from '../../testkit/services.ts';
 import { cliArgs, EXCLUDED_COMMANDS } from '../cli-gen.ts';
 import { clip, type FuzzTarget, TargetReport } from '../report.ts';
 import { Rng } from '../rng.ts';

@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type DemoResult, runDemo } from '../../demo/run.ts';
 import { createClickHouse } from '../../platform/clickhouse.ts';
-import { requireAlertmanager, requireClickHouse, requireKafka, services, uniqueName } from '../support/services.ts';
-import { startWebhookSink, type WebhookSink } from '../support/webhook-sink.ts';
+import { requireAlertmanager, requireClickHouse, requireKafka, services, uniqueName } from '../../testkit/services.ts';
+import { startWebhookSink, type WebhookSink } from '../../testkit/webhook-sink.ts';
 
 const database = uniqueName('tt_e2e_kafka');
 let sink: WebhookSink;

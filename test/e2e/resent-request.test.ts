@@ -6,9 +6,9 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startIngest } from '../../ingest/service.ts';
 import { bytesToHex } from '../../platform/otlp/index.ts';
+import { services } from '../../testkit/services.ts';
 import { type RunningCollector, body as requestBody, startCollector } from '../integration/collector/harness.ts';
 import { createHarness, type Harness } from '../integration/ingest/harness.ts';
-import { services } from '../support/services.ts';
 import { newTraceId, protobufBody, request, span, TENANT_A, TOKEN_A } from '../unit/collector/fixtures.ts';
 
 let h: Harness;

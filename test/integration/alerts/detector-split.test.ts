@@ -8,9 +8,9 @@ import { after, before, describe, it } from 'node:test';
 import { compareStrings, loadDetector, mergeOrdered, queryRows, runDetector } from '../../../alerts/detectors/load.ts';
 import { chTimeToIso } from '../../../alerts/detectors/rows.ts';
 import { generateCorpus } from '../../../bench/detector-evaluation/labelled-corpus.ts';
-import { ingestSpans } from '../../support/ingest.ts';
-import { freshDatabase, type TestDatabase } from '../../support/services.ts';
-import { buildSessionSpans } from './session-spans.ts';
+import { ingestSpans } from '../../../testkit/ingest.ts';
+import { freshDatabase, type TestDatabase } from '../../../testkit/services.ts';
+import { buildSessionSpans } from '../../../testkit/session-spans.ts';
 
 const DAY = 86_400_000;
 const WINDOW_SECONDS = 3_600;

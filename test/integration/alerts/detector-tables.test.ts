@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { flatten } from '../../../ingest/flatten.ts';
 import { createClickHouseWriter } from '../../../ingest/writer.ts';
-import { syntheticRequest } from '../../support/ingest.ts';
-import { freshDatabase, type TestDatabase } from '../../support/services.ts';
+import { syntheticRequest } from '../../../testkit/ingest.ts';
+import { freshDatabase, type TestDatabase } from '../../../testkit/services.ts';
 
 let db: TestDatabase;
 before(async () => {

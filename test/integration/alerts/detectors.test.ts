@@ -10,10 +10,10 @@ import { DangerousEmptyReadsRow } from '../../../alerts/detectors/rows.ts';
 import { detect } from '../../../alerts/findings/detect.ts';
 import type { Finding } from '../../../alerts/findings/finding.ts';
 import { setOwner } from '../../../alerts/owners/store.ts';
-import { ingestSpans } from '../../support/ingest.ts';
-import { freshDatabase, type TestDatabase, uniqueName } from '../../support/services.ts';
+import { ingestSpans } from '../../../testkit/ingest.ts';
+import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
+import { type BuiltSessions, buildSessionSpans, spanOf } from '../../../testkit/session-spans.ts';
 import { EXPECTED, OWNERS, scenarioSessions } from './scenarios.ts';
-import { type BuiltSessions, buildSessionSpans, spanOf } from './session-spans.ts';
 
 let db: TestDatabase;
 let built: BuiltSessions;

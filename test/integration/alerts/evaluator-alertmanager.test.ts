@@ -9,11 +9,11 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { listRecords } from '../../../alerts/findings/store.ts';
 import { setOwner } from '../../../alerts/owners/store.ts';
-import { ingestSpans } from '../../support/ingest.ts';
-import { freshDatabase, requireAlertmanager, type TestDatabase, uniqueName } from '../../support/services.ts';
-import { type Notification, startWebhookSink, type WebhookSink } from '../../support/webhook-sink.ts';
+import { ingestSpans } from '../../../testkit/ingest.ts';
+import { freshDatabase, requireAlertmanager, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
+import { buildSessionSpans } from '../../../testkit/session-spans.ts';
+import { type Notification, startWebhookSink, type WebhookSink } from '../../../testkit/webhook-sink.ts';
 import { EXPECTED, OWNERS, scenarioSessions } from './scenarios.ts';
-import { buildSessionSpans } from './session-spans.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const RUN_CLI = fileURLToPath(new URL('./run-cli.ts', import.meta.url));

@@ -11,10 +11,10 @@ import { type AlertsConfig, defaultAlertsConfig } from '../../../alerts/config.t
 import { Evaluator } from '../../../alerts/evaluator/evaluator.ts';
 import { readWatermark } from '../../../alerts/evaluator/state.ts';
 import { listRecords } from '../../../alerts/findings/store.ts';
-import { ingestSpans } from '../../support/ingest.ts';
-import { freshDatabase, type TestDatabase, uniqueName } from '../../support/services.ts';
+import { ingestSpans } from '../../../testkit/ingest.ts';
+import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
+import { buildSessionSpans } from '../../../testkit/session-spans.ts';
 import { EXPECTED, scenarioSessions } from './scenarios.ts';
-import { buildSessionSpans } from './session-spans.ts';
 
 const HOUR = 3_600_000;
 const now = new Date();

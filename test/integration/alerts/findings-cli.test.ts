@@ -9,11 +9,11 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { DAY_MS } from '../../../alerts/clock.ts';
 import { findingsJsonSchema, SCHEMA_PATH } from '../../../alerts/findings/export-schema.ts';
 import { setOwner } from '../../../alerts/owners/store.ts';
-import { ingestSpans } from '../../support/ingest.ts';
-import { freshDatabase, type TestDatabase, uniqueName } from '../../support/services.ts';
+import { ingestSpans } from '../../../testkit/ingest.ts';
+import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
+import { buildSessionSpans } from '../../../testkit/session-spans.ts';
 import { runAlertsCli } from './cli-harness.ts';
 import { dailyWarningSessions, EXPECTED, OWNERS, scenarioSessions } from './scenarios.ts';
-import { buildSessionSpans } from './session-spans.ts';
 
 const now = new Date();
 const tenant = uniqueName('acme');

@@ -12,10 +12,10 @@ import { detect } from '../../../alerts/findings/detect.ts';
 import type { Finding, FindingKind } from '../../../alerts/findings/finding.ts';
 import { grafanaRulesYaml, RULES_PATH, ruleSpecs } from '../../../alerts/grafana/rules.ts';
 import { setOwner } from '../../../alerts/owners/store.ts';
-import { ingestSpans } from '../../support/ingest.ts';
-import { freshDatabase, type TestDatabase, uniqueName } from '../../support/services.ts';
+import { ingestSpans } from '../../../testkit/ingest.ts';
+import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
+import { buildSessionSpans, type SessionScript } from '../../../testkit/session-spans.ts';
 import { OWNERS, scenarioSessions } from './scenarios.ts';
-import { buildSessionSpans, type SessionScript } from './session-spans.ts';
 
 const now = new Date();
 const tenant = uniqueName('acme');

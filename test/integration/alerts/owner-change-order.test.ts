@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { listOwners, removeOwner, setOwner } from '../../../alerts/owners/store.ts';
-import { freshDatabase, type TestDatabase } from '../../support/services.ts';
+import { freshDatabase, type TestDatabase } from '../../../testkit/services.ts';
 
 let db: TestDatabase;
 before(async () => {

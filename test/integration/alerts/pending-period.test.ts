@@ -9,10 +9,16 @@ import { after, before, test } from 'node:test';
 import { defaultAlertsConfig } from '../../../alerts/config.ts';
 import { Evaluator } from '../../../alerts/evaluator/evaluator.ts';
 import { listRecords } from '../../../alerts/findings/store.ts';
-import { ingestSpans } from '../../support/ingest.ts';
-import { freshDatabase, requireAlertmanager, services, type TestDatabase, uniqueName } from '../../support/services.ts';
-import { startWebhookSink, type WebhookSink } from '../../support/webhook-sink.ts';
-import { buildSessionSpans, type SessionScript } from './session-spans.ts';
+import { ingestSpans } from '../../../testkit/ingest.ts';
+import {
+  freshDatabase,
+  requireAlertmanager,
+  services,
+  type TestDatabase,
+  uniqueName,
+} from '../../../testkit/services.ts';
+import { buildSessionSpans, type SessionScript } from '../../../testkit/session-spans.ts';
+import { startWebhookSink, type WebhookSink } from '../../../testkit/webhook-sink.ts';
 
 let db: TestDatabase;
 let sink: WebhookSink;

@@ -4,7 +4,7 @@
  */
 
 import { DAY_MS } from '../../../alerts/clock.ts';
-import type { SessionScript } from './session-spans.ts';
+import type { SessionScript } from '../../../testkit/session-spans.ts';
 
 export const OWNERS = {
   /** Owns the tool delete_service_accounts. */

@@ -14,11 +14,17 @@ import { setOwner } from '../../../alerts/owners/store.ts';
 import type { WarningListRow } from '../../../alerts/warnings/actions.ts';
 import { recordStateChanges, stateHistory } from '../../../alerts/warnings/store.ts';
 import type { WarningCode } from '../../../contract/index.ts';
-import { ingestSpans } from '../../support/ingest.ts';
-import { freshDatabase, requireAlertmanager, services, type TestDatabase, uniqueName } from '../../support/services.ts';
-import { startWebhookSink, type WebhookSink } from '../../support/webhook-sink.ts';
+import { ingestSpans } from '../../../testkit/ingest.ts';
+import {
+  freshDatabase,
+  requireAlertmanager,
+  services,
+  type TestDatabase,
+  uniqueName,
+} from '../../../testkit/services.ts';
+import { buildSessionSpans, type ReadStep, type SessionScript } from '../../../testkit/session-spans.ts';
+import { startWebhookSink, type WebhookSink } from '../../../testkit/webhook-sink.ts';
 import { runAlertsCli } from './cli-harness.ts';
-import { buildSessionSpans, type ReadStep, type SessionScript } from './session-spans.ts';
 
 const now = new Date();
 const daysAgo = (d: number) => new Date(now.getTime() - d * DAY_MS);

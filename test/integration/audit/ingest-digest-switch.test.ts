@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { syntheticMessage } from '../../support/ingest.ts';
+import { syntheticMessage } from '../../../testkit/ingest.ts';
 import { createHarness, type Harness } from '../ingest/harness.ts';
 
 const CHILD = fileURLToPath(new URL('../ingest/ingest-child.ts', import.meta.url));

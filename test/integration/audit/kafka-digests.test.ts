@@ -5,7 +5,7 @@ import { createDigestRecorder, type DigestRecorder, type DigestSource } from '..
 import { verifyDigests } from '../../../audit/verify.ts';
 import { startIngest } from '../../../ingest/service.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
-import { syntheticMessage } from '../../support/ingest.ts';
+import { syntheticMessage } from '../../../testkit/ingest.ts';
 import { createHarness, type Harness } from '../ingest/harness.ts';
 
 let h: Harness;

@@ -4,8 +4,8 @@ import { createDigestRecorder } from '../../../audit/recorder.ts';
 import { flatten } from '../../../ingest/flatten.ts';
 import { createClickHouseWriter } from '../../../ingest/writer.ts';
 import { createClickHouse } from '../../../platform/clickhouse.ts';
-import { syntheticRequest } from '../../support/ingest.ts';
-import { services, uniqueName } from '../../support/services.ts';
+import { syntheticRequest } from '../../../testkit/ingest.ts';
+import { services, uniqueName } from '../../../testkit/services.ts';
 
 const database = process.env.DATABASE ?? '';
 const tenant = process.env.TENANT ?? '';

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { verifyDigests } from '../../../audit/verify.ts';
-import { freshDatabase, type TestDatabase, uniqueName } from '../../support/services.ts';
+import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 
 const run = promisify(execFile);
 const CHILD = fileURLToPath(new URL('./writer-child.ts', import.meta.url));

@@ -18,7 +18,7 @@ import {
   int64ToString,
   type Span,
 } from '../../../platform/otlp/index.ts';
-import { requireKafka, uniqueName } from '../../support/services.ts';
+import { requireKafka, uniqueName } from '../../../testkit/services.ts';
 import { protobufBody, span, TOKEN_A } from '../../unit/collector/fixtures.ts';
 import {
   body,

@@ -14,7 +14,7 @@ import { loadServicesConfig } from '../../../services/config.ts';
 import { kafkaJarsDir, kafkaService } from '../../../services/kafka/kafka.ts';
 import { portFree } from '../../../services/process.ts';
 import type { ManagedService } from '../../../services/service.ts';
-import { services } from '../../support/services.ts';
+import { services } from '../../../testkit/services.ts';
 import { protobufBody, request, span, TOKEN_A } from '../../unit/collector/fixtures.ts';
 import { body, type RunningCollector, readTopicUntil, spanIdsOf, startCollector } from './harness.ts';
 

@@ -15,7 +15,7 @@ import {
 import { Attr, EXECUTE_TOOL, GenAi, toolSpanName } from '../../../contract/index.ts';
 import type { KafkaClient } from '../../../platform/kafka/index.ts';
 import { anyValueKind, bytesToHex } from '../../../platform/otlp/index.ts';
-import { requireKafka, uniqueName } from '../../support/services.ts';
+import { requireKafka, uniqueName } from '../../../testkit/services.ts';
 import { TENANT_A, TENANT_B, TOKEN_A, TOKEN_B } from '../../unit/collector/fixtures.ts';
 import { dropTopic, freshTopic, type RunningCollector, readTopicUntil, spanIdsOf, startCollector } from './harness.ts';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ALL, type QueryContext, type VariableSelection } from '../../../dashboards/macros.ts';
 import { type ClickHouseClient, createClickHouse } from '../../../platform/clickhouse.ts';
-import { freshDatabase, services, type TestDatabase } from '../../support/services.ts';
+import { freshDatabase, services, type TestDatabase } from '../../../testkit/services.ts';
 import {
   isClickHouse,
   type JsonDashboard,

@@ -1,7 +1,7 @@
 /**
  * The dashboards' scenario corpus, written through the real path: agent sessions become OTel SDK spans
- * (test/integration/alerts/session-spans.ts), go through OTLP protobuf, decode, flatten and the ingest writer
- * (test/support/ingest.ts); then the alerts evaluator runs its detectors over them and writes findings and
+ * (testkit/session-spans.ts), go through OTLP protobuf, decode, flatten and the ingest writer
+ * (testkit/ingest.ts); then the alerts evaluator runs its detectors over them and writes findings and
  * warning transitions, and people's actions (owners, acknowledgements, retirements) go through alerts' own stores.
  *
  * What the scenario guarantees (the panels' non-empty expectations rely on it), relative to `now`:
@@ -23,9 +23,9 @@ import { defaultAlertsConfig } from '../../../alerts/config.ts';
 import { type EvaluationReport, Evaluator } from '../../../alerts/evaluator/evaluator.ts';
 import { setOwner } from '../../../alerts/owners/store.ts';
 import { recordStateChanges } from '../../../alerts/warnings/store.ts';
-import { ingestSpans } from '../../support/ingest.ts';
-import type { TestDatabase } from '../../support/services.ts';
-import { buildSessionSpans, type SessionScript } from '../alerts/session-spans.ts';
+import { ingestSpans } from '../../../testkit/ingest.ts';
+import type { TestDatabase } from '../../../testkit/services.ts';
+import { buildSessionSpans, type SessionScript } from '../../../testkit/session-spans.ts';
 
 export const TENANTS = ['acme', 'globex'] as const;
 export const CRITICAL_SESSION = 'acme-s-critical';

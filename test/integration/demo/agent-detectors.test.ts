@@ -12,8 +12,8 @@ import type { Finding } from '../../../alerts/findings/finding.ts';
 import { GenAi } from '../../../contract/index.ts';
 import type { AgentRunSummary } from '../../../demo/agent/index.ts';
 import { runCarefulCleanupAgent, runCleanupAgent } from '../../../demo/agent/index.ts';
-import { ingestSpans } from '../../support/ingest.ts';
-import { freshDatabase, type TestDatabase, uniqueName } from '../../support/services.ts';
+import { ingestSpans } from '../../../testkit/ingest.ts';
+import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { memoryTracing } from '../../unit/demo/fixtures/tracing.ts';
 
 const tracing = memoryTracing();

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { TargetReport } from '../../../fuzz/report.ts';
 import { buildFuzzApiServer, fuzzApi } from '../../../fuzz/targets/api.ts';
 import { fuzzCli } from '../../../fuzz/targets/cli.ts';
-import { freshDatabase, type TestDatabase } from '../../support/services.ts';
+import { freshDatabase, type TestDatabase } from '../../../testkit/services.ts';
 
 describe('API and CLI fuzzing against ClickHouse', () => {
   let db: TestDatabase;

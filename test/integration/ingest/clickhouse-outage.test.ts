@@ -9,7 +9,7 @@ import { clickhouseService } from '../../../services/clickhouse/clickhouse.ts';
 import { loadServicesConfig } from '../../../services/config.ts';
 import { portFree } from '../../../services/process.ts';
 import type { ManagedService } from '../../../services/service.ts';
-import { syntheticMessage } from '../../support/ingest.ts';
+import { syntheticMessage } from '../../../testkit/ingest.ts';
 import { createHarness, type Harness } from './harness.ts';
 
 // Our OWN ClickHouse (temp home, its own port): this test stops it; the shared one on 8123 is never touched.

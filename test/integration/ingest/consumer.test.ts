@@ -7,7 +7,7 @@ import { DLQ_HEADERS } from '../../../ingest/dead-letter.ts';
 import { startIngest } from '../../../ingest/service.ts';
 import { MESSAGE_ID_HEADER, messageIdBytes } from '../../../platform/kafka/index.ts';
 import { decodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
-import { serializeSpans, syntheticMessage } from '../../support/ingest.ts';
+import { serializeSpans, syntheticMessage } from '../../../testkit/ingest.ts';
 import { createHarness, type Harness } from './harness.ts';
 
 let h: Harness;

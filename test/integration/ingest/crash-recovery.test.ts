@@ -4,7 +4,7 @@ import { once } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { fetchConsumerLag } from '../../../platform/kafka/index.ts';
-import { syntheticMessage } from '../../support/ingest.ts';
+import { syntheticMessage } from '../../../testkit/ingest.ts';
 import { createHarness, type Harness } from './harness.ts';
 
 const CHILD = fileURLToPath(new URL('./ingest-child.ts', import.meta.url));

@@ -15,7 +15,7 @@ import {
 } from '../../../platform/kafka/index.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../../schema/config.ts';
 import { migrateUp } from '../../../schema/migrations.ts';
-import { freshDatabase, requireKafka, services, type TestDatabase, uniqueName } from '../../support/services.ts';
+import { freshDatabase, requireKafka, services, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 
 export interface Harness {
   db: TestDatabase;

@@ -5,8 +5,8 @@ import { flatten } from '../../../ingest/flatten.ts';
 import { createClickHouseWriter } from '../../../ingest/writer.ts';
 import type { ExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
 import { TOOL_CALL_NATIVE } from '../../../schema/rows.ts';
-import { syntheticRequest } from '../../support/ingest.ts';
-import { freshDatabase, type TestDatabase } from '../../support/services.ts';
+import { syntheticRequest } from '../../../testkit/ingest.ts';
+import { freshDatabase, type TestDatabase } from '../../../testkit/services.ts';
 
 let jsonDb: TestDatabase;
 let nativeDb: TestDatabase;

@@ -3,8 +3,8 @@ import { after, before, describe, it } from 'node:test';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { Attr, EXECUTE_TOOL, GenAi, OtelResource, toolSpanName, WarningEvent } from '../../../contract/index.ts';
-import { ingestSpans } from '../../support/ingest.ts';
-import { freshDatabase, type TestDatabase } from '../../support/services.ts';
+import { ingestSpans } from '../../../testkit/ingest.ts';
+import { freshDatabase, type TestDatabase } from '../../../testkit/services.ts';
 
 let db: TestDatabase;
 before(async () => {

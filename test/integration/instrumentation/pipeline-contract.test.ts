@@ -1,7 +1,7 @@
 /**
  * What the library emits is what the pipeline accepts and stores: spans from real tool calls are serialized as the
  * OTLP exporters do, pass the collector's validation without a rejection, and land in ClickHouse's tool_calls
- * table (through test/support/ingest.ts, the ingest's real path) with every contract field in its column.
+ * table (through testkit/ingest.ts, the ingest's real path) with every contract field in its column.
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -15,8 +15,8 @@ import {
   warning,
 } from '../../../instrumentation/index.ts';
 import { decodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
-import { ingestSpans, serializeSpans } from '../../support/ingest.ts';
-import { freshDatabase, type TestDatabase } from '../../support/services.ts';
+import { ingestSpans, serializeSpans } from '../../../testkit/ingest.ts';
+import { freshDatabase, type TestDatabase } from '../../../testkit/services.ts';
 
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });

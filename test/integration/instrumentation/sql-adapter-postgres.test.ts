@@ -9,7 +9,7 @@ import pg from 'pg';
 import { probeLimit, sqlResult, withOptions } from '../../../instrumentation/adapters/index.ts';
 import { collectAllPages } from '../../../instrumentation/pager.ts';
 import { completenessState, isEvidenceOfAbsence } from '../../../instrumentation/results.ts';
-import { requirePostgres, uniqueName } from '../../support/services.ts';
+import { requirePostgres, uniqueName } from '../../../testkit/services.ts';
 
 const sql = (name: string) => readFileSync(new URL(`sql/${name}.sql`, import.meta.url), 'utf8');
 const OWNERLESS = 25; // odd ids of 1..50

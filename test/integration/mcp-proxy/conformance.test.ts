@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadMcpProxyConfig } from '../../../mcp-proxy/config.ts';
 import { type RunningProxy, startMcpProxy } from '../../../mcp-proxy/factory.ts';
-import { ROOT, serverBin } from '../../support/mcp/proxy-client.ts';
+import { ROOT, serverBin } from '../../../testkit/mcp/proxy-client.ts';
 
 const compat = join(ROOT, 'test/compat/node22');
 const node22 = join(compat, 'node_modules/.bin/node');
@@ -126,7 +126,7 @@ test('server mode: the proxy passes every conformance scenario and check the bar
 });
 
 test('client mode: the proxy client side passes the scenarios the same SDK client passes directly', async (t) => {
-  const client = join(ROOT, 'test/support/mcp/conformance-client.ts');
+  const client = join(ROOT, 'testkit/mcp/conformance-client.ts');
   for (const scenario of ['initialize', 'tools_call']) {
     // tsx by absolute URL: the suite runs the command in its own working directory.
     const command = (extra: string) => `${process.execPath} --import ${import.meta.resolve('tsx')} ${client}${extra}`;

@@ -10,8 +10,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type RunningIngest, startIngest } from '../../../ingest/service.ts';
-import { connectThroughProxy, PAGING_SERVER, type ProxiedClient, serverBin } from '../../support/mcp/proxy-client.ts';
-import { services, uniqueName } from '../../support/services.ts';
+import {
+  connectThroughProxy,
+  PAGING_SERVER,
+  type ProxiedClient,
+  serverBin,
+} from '../../../testkit/mcp/proxy-client.ts';
+import { services, uniqueName } from '../../../testkit/services.ts';
 import { TENANT_A, TOKEN_A } from '../../unit/collector/fixtures.ts';
 import { type RunningCollector, startCollector } from '../collector/harness.ts';
 import { createHarness, type Harness } from '../ingest/harness.ts';

@@ -9,8 +9,8 @@ import { buildApiServer } from '../../../cli/api-server.ts';
 import { registerReconstructCommands } from '../../../cli/reconstruct.ts';
 import { TokenDirectory } from '../../../platform/auth/tokens.ts';
 import { ReconstructionSchema } from '../../../reconstruct/timeline.ts';
-import { ingestSpans } from '../../support/ingest.ts';
-import { freshDatabase, services, type TestDatabase, uniqueName } from '../../support/services.ts';
+import { ingestSpans } from '../../../testkit/ingest.ts';
+import { freshDatabase, services, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { runScenario, type Scenario } from './scenario.ts';
 
 /** The scenario is stored for tenant acme; this token reads acme (test/integration/security covers the refusals). */
@@ -119,7 +119,7 @@ describe('reconstruction and verify over HTTP, and the CLI, against the real dat
     });
     assert.equal(res.statusCode, 200, res.body);
     const body = res.json();
-    // test/support/ingest.ts writes without digests: every row is reported as not covered, by name.
+    // testkit/ingest.ts writes without digests: every row is reported as not covered, by name.
     assert.equal(body.ok, false);
     assert.ok(body.issues.length > 0);
     assert.ok(body.issues.every((i: { kind: string }) => i.kind === 'row_added'));

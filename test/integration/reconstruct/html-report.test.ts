@@ -7,8 +7,8 @@ import { pathToFileURL } from 'node:url';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { reconstructSession } from '../../../reconstruct/reconstruct.ts';
 import { renderReconstructionHtml } from '../../../reconstruct/render-html.ts';
-import { ingestSpans } from '../../support/ingest.ts';
-import { freshDatabase, type TestDatabase, uniqueName } from '../../support/services.ts';
+import { ingestSpans } from '../../../testkit/ingest.ts';
+import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { runScenario, withoutSpan } from './scenario.ts';
 
 const CHROMIUM = process.env.TOOLTRAIL_CHROMIUM ?? '/usr/bin/chromium';

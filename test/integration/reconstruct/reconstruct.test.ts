@@ -9,8 +9,8 @@ import {
   ReconstructionSchema,
   reconstructionJsonSchema,
 } from '../../../reconstruct/timeline.ts';
-import { ingestSpans } from '../../support/ingest.ts';
-import { freshDatabase, type TestDatabase, uniqueName } from '../../support/services.ts';
+import { ingestSpans } from '../../../testkit/ingest.ts';
+import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { runScenario, withoutSpan } from './scenario.ts';
 
 /** A compact view of a timeline: what the tests pin down exactly. */

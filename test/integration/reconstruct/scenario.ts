@@ -1,7 +1,7 @@
 /**
  * The incident scenario the reconstruction tests replay: an agent cleaning up "unowned" service accounts. Spans are
  * emitted with a plain OpenTelemetry SDK and the contract's attribute constants (what any runtime can do), collected
- * by an InMemorySpanExporter, and stored through the real pipeline by the caller (test/support/ingest.ts).
+ * by an InMemorySpanExporter, and stored through the real pipeline by the caller (testkit/ingest.ts).
  *
  *   #1 read  list_service_accounts  incomplete: MORE_PAGES_AVAILABLE -> next_cursor, 50 items, STALE_INDEX warning
  *   #2 read  list_owners            completeness unknown (said nothing), 0 items, snapshot snap-owners-2

@@ -7,8 +7,8 @@ import { verifyDigests } from '../../../audit/verify.ts';
 import { flatten } from '../../../ingest/flatten.ts';
 import { createClickHouseWriter } from '../../../ingest/writer.ts';
 import { decodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
-import { serializeSpans, stampTenant } from '../../support/ingest.ts';
-import { freshDatabase, type TestDatabase, uniqueName } from '../../support/services.ts';
+import { serializeSpans, stampTenant } from '../../../testkit/ingest.ts';
+import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { runScenario, type Scenario } from './scenario.ts';
 
 const HOUR = 3_600_000;

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createClickHouse } from '../../../platform/clickhouse.ts';
 import { loadMigrations, renderSql, splitStatements } from '../../../schema/migrations.ts';
-import { requireClickHouse, services } from '../../support/services.ts';
+import { requireClickHouse, services } from '../../../testkit/services.ts';
 
 describe('cluster schema variant (real ClickHouse parser)', () => {
   it('generates DDL that ClickHouse parses for every ingest migration', async () => {

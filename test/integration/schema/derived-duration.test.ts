@@ -5,8 +5,8 @@ import { verifyDigests } from '../../../audit/verify.ts';
 import { flatten } from '../../../ingest/flatten.ts';
 import { createClickHouseWriter } from '../../../ingest/writer.ts';
 import { loadMigrations, migrateDown, migrateUp } from '../../../schema/migrations.ts';
-import { syntheticRequest } from '../../support/ingest.ts';
-import { freshDatabase, type TestDatabase, uniqueName } from '../../support/services.ts';
+import { syntheticRequest } from '../../../testkit/ingest.ts';
+import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 
 const HOUR_MS = 3_600_000;
 // Recent (older rows would fall to the retention TTL on insert), with a nanosecond part.

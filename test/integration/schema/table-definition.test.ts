@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { type ColumnRole, TABLES } from '../../../schema/tables.ts';
-import { freshDatabase, type TestDatabase } from '../../support/services.ts';
+import { freshDatabase, type TestDatabase } from '../../../testkit/services.ts';
 
 const ROLE_OF_DEFAULT_KIND: Record<string, ColumnRole> = { '': 'sent', ALIAS: 'derived', DEFAULT: 'server' };
 

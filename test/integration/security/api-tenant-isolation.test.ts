@@ -12,8 +12,8 @@ import { writeRecords } from '../../../alerts/findings/store.ts';
 import { buildApiServer, startApiServer } from '../../../cli/api-server.ts';
 import { TokenDirectory } from '../../../platform/auth/tokens.ts';
 import { ReconstructionSchema } from '../../../reconstruct/timeline.ts';
-import { ingestSpans } from '../../support/ingest.ts';
-import { freshDatabase, services, type TestDatabase, uniqueName } from '../../support/services.ts';
+import { ingestSpans } from '../../../testkit/ingest.ts';
+import { freshDatabase, services, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { runScenario, type Scenario } from '../reconstruct/scenario.ts';
 
 const ACME_TOKEN = 'acme-reader-token-0123456789';
@@ -168,7 +168,7 @@ describe('serve-api tenant isolation', () => {
         const res = await app.inject({ method: 'GET', url: `/v1/verify?${query}`, headers: auth(token) });
         assert.equal(res.statusCode, 200, res.body);
         const body = res.json() as { issues: { tenant: string }[] };
-        // test/support/ingest.ts writes without digests: every stored row is an issue named with its tenant.
+        // testkit/ingest.ts writes without digests: every stored row is an issue named with its tenant.
         assert.ok(body.issues.length > 0);
         assert.deepEqual(new Set(body.issues.map((i) => i.tenant)), new Set([tenant]));
       }

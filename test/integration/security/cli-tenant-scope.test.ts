@@ -5,11 +5,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { ingestSpans } from '../../support/ingest.ts';
-import { freshDatabase, type TestDatabase } from '../../support/services.ts';
+import { ingestSpans } from '../../../testkit/ingest.ts';
+import { freshDatabase, type TestDatabase } from '../../../testkit/services.ts';
+import { buildSessionSpans } from '../../../testkit/session-spans.ts';
 import { runAlertsCli } from '../alerts/cli-harness.ts';
 import { dailyWarningSessions, scenarioSessions } from '../alerts/scenarios.ts';
-import { buildSessionSpans } from '../alerts/session-spans.ts';
 
 const now = new Date();
 const ACME_TOKEN = 'acme-reader-token-0123456789';

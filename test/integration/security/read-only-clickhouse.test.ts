@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createReadClickHouse, READ_USER_ENV } from '../../../platform/auth/read-clickhouse.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
-import { freshDatabase, services, type TestDatabase } from '../../support/services.ts';
+import { freshDatabase, services, type TestDatabase } from '../../../testkit/services.ts';
 
 describe('the read-side ClickHouse client cannot write', () => {
   let db: TestDatabase;

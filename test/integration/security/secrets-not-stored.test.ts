@@ -16,7 +16,7 @@ import { type Stack, startStack } from '../../../cli/stack/stack.ts';
 import { completeResult, createTooltrail } from '../../../instrumentation/index.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../../schema/config.ts';
-import { requireClickHouse, requireKafka, services, uniqueName } from '../../support/services.ts';
+import { requireClickHouse, requireKafka, services, uniqueName } from '../../../testkit/services.ts';
 
 const run = randomBytes(6).toString('hex');
 /** Each secret carries a marker unique to this run, searched for case-insensitively. */

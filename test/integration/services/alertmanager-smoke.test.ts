@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { WEBHOOK_PATHS } from '../../../services/alertmanager/alertmanager.ts';
-import { requireAlertmanager, services, uniqueName } from '../../support/services.ts';
-import { startWebhookSink, type WebhookSink } from '../../support/webhook-sink.ts';
+import { requireAlertmanager, services, uniqueName } from '../../../testkit/services.ts';
+import { startWebhookSink, type WebhookSink } from '../../../testkit/webhook-sink.ts';
 
 let sink: WebhookSink;
 

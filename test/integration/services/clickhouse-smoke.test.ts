@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { type ClickHouseClient, createClickHouse } from '../../../platform/clickhouse.ts';
-import { requireClickHouse, services, uniqueName } from '../../support/services.ts';
+import { requireClickHouse, services, uniqueName } from '../../../testkit/services.ts';
 
 let ch: ClickHouseClient;
 const database = uniqueName('tt_smoke');

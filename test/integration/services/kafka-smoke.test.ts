@@ -7,7 +7,7 @@ import {
   ensureTopics,
   type KafkaClient,
 } from '../../../platform/kafka/index.ts';
-import { requireKafka, uniqueName } from '../../support/services.ts';
+import { requireKafka, uniqueName } from '../../../testkit/services.ts';
 
 let kafka: KafkaClient;
 const topic = uniqueName('smoke');

@@ -20,7 +20,7 @@ import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { KAFKA_VERSION } from '../../../services/config.ts';
 import { isAlive } from '../../../services/process.ts';
-import { services } from '../../support/services.ts';
+import { services } from '../../../testkit/services.ts';
 
 const repo = resolve(import.meta.dirname, '../../..');
 const sharedJars = join(services.home, 'cache', `kafka-${KAFKA_VERSION}`);

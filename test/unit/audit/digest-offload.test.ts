@@ -9,7 +9,7 @@ import { encodeRows } from '../../../ingest/writer.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
 import { decodeExportTraceServiceRequestFast } from '../../../platform/otlp/index.ts';
 import { mulberry32 } from '../../../platform/seeded-random.ts';
-import { syntheticMessage } from '../../support/ingest.ts';
+import { syntheticMessage } from '../../../testkit/ingest.ts';
 
 after(() => stopDigestWorker());
 

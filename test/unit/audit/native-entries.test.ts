@@ -22,7 +22,7 @@ import { encodeRows } from '../../../ingest/writer.ts';
 import { encodeNative, nanoTimeToBigInt } from '../../../platform/native/encode.ts';
 import { decodeExportTraceServiceRequest, encodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
 import { type Rows, type SpanRow, TOOL_CALL_NATIVE, type ToolCallRow, type WarningRow } from '../../../schema/rows.ts';
-import { syntheticMessage } from '../../support/ingest.ts';
+import { syntheticMessage } from '../../../testkit/ingest.ts';
 import { plainRequest, prng, type Rand, randomRequest } from '../ingest/otlp-payloads.ts';
 
 /** The blocks the Native writer inserts for these rows. */

@@ -13,7 +13,7 @@ import type { RowWriter } from '../../../ingest/writer.ts';
 import type { BatchControl, BatchMessage, FetchedBatch } from '../../../platform/kafka/index.ts';
 import { decodeExportTraceServiceRequest, encodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
 import type { Rows } from '../../../schema/rows.ts';
-import { syntheticMessage, syntheticRequest } from '../../support/ingest.ts';
+import { syntheticMessage, syntheticRequest } from '../../../testkit/ingest.ts';
 import { blocksOf } from './otlp-payloads.ts';
 
 const TOPIC = 'otlp_spans';

@@ -14,7 +14,7 @@ import type {
 } from '../../../platform/kafka/index.ts';
 import { MESSAGE_ID_HEADER, messageIdBytes } from '../../../platform/kafka/index.ts';
 import type { Rows } from '../../../schema/rows.ts';
-import { syntheticMessage } from '../../support/ingest.ts';
+import { syntheticMessage } from '../../../testkit/ingest.ts';
 
 const TOPIC = 'otlp_spans';
 

@@ -12,7 +12,7 @@ import {
   type ExportTraceServiceRequest,
   encodeExportTraceServiceRequest,
 } from '../../../platform/otlp/index.ts';
-import { syntheticMessage } from '../../support/ingest.ts';
+import { syntheticMessage } from '../../../testkit/ingest.ts';
 import { field, prng, randomRequest, randomSpan, sdkPayload } from './otlp-payloads.ts';
 
 const OPTIONS: FlattenOptions[] = [{}, { defaultTenant: 'fallback' }, { tenant: 'authenticated' }];

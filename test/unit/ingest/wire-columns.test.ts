@@ -18,7 +18,7 @@ import {
   encodeExportTraceServiceRequest,
 } from '../../../platform/otlp/index.ts';
 import type { Rows } from '../../../schema/rows.ts';
-import { syntheticMessage } from '../../support/ingest.ts';
+import { syntheticMessage } from '../../../testkit/ingest.ts';
 import { blocksOf, plainRequest, prng, randomRequest, sdkPayload } from './otlp-payloads.ts';
 
 const OPTIONS: FlattenOptions[] = [{}, { defaultTenant: 'fallback' }, { tenant: 'authenticated' }];

@@ -1,7 +1,7 @@
 /**
  * Agent sessions written AS SPANS: a script of reads and mutations becomes OTel SDK spans carrying the contract
  * attributes (one trace per session: an `invoke_agent` root and one `execute_tool` child per step), ready for
- * test/support/ingest.ts. Used by the alerts integration tests and bench/detector-evaluation.ts.
+ * testkit/ingest.ts. Used by the alerts integration tests and bench/detector-evaluation.ts.
  */
 import { context, trace } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
@@ -22,7 +22,7 @@ import {
   toolSpanName,
   type WarningCode,
   WarningEvent,
-} from '../../../contract/index.ts';
+} from '../contract/index.ts';
 
 export interface WarningDetail {
   code: WarningCode;

@@ -6,11 +6,11 @@ import { resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 
-export const ROOT = resolve(import.meta.dirname, '../../..');
+export const ROOT = resolve(import.meta.dirname, '../..');
 export const TOOLTRAIL_BIN = resolve(ROOT, 'bin/tooltrail.js');
 export const serverBin = (pkg: 'server-memory' | 'server-filesystem' | 'server-everything') =>
   resolve(ROOT, `node_modules/@modelcontextprotocol/${pkg}/dist/index.js`);
-export const PAGING_SERVER = resolve(ROOT, 'test/support/mcp/paging-server.ts');
+export const PAGING_SERVER = resolve(ROOT, 'testkit/mcp/paging-server.ts');
 
 export interface ProxiedClient {
   client: Client;

@@ -7,8 +7,8 @@
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { loadMcpProxyConfig } from '../../../mcp-proxy/config.ts';
-import { startMcpProxy } from '../../../mcp-proxy/factory.ts';
+import { loadMcpProxyConfig } from '../../mcp-proxy/config.ts';
+import { startMcpProxy } from '../../mcp-proxy/factory.ts';
 
 const args = process.argv.slice(2);
 const throughProxy = args.includes('--through-proxy');

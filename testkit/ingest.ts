@@ -10,15 +10,15 @@
 import { createHash } from 'node:crypto';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { Attr, EXECUTE_TOOL, GenAi, OtelResource, toolSpanName, WarningEvent } from '../../contract/index.ts';
-import { type FlattenResult, flatten } from '../../ingest/flatten.ts';
-import { createClickHouseWriter } from '../../ingest/writer.ts';
+import { Attr, EXECUTE_TOOL, GenAi, OtelResource, toolSpanName, WarningEvent } from '../contract/index.ts';
+import { type FlattenResult, flatten } from '../ingest/flatten.ts';
+import { createClickHouseWriter } from '../ingest/writer.ts';
 import {
   decodeExportTraceServiceRequest,
   type ExportTraceServiceRequest,
   encodeExportTraceServiceRequest,
   type Span,
-} from '../../platform/otlp/index.ts';
+} from '../platform/otlp/index.ts';
 import type { TestDatabase } from './services.ts';
 
 /** OTel SDK spans -> OTLP protobuf bytes, exactly as `@opentelemetry/exporter-trace-otlp-proto` sends them. */

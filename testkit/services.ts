@@ -3,12 +3,12 @@
  * it: a test that silently skips is a defect.
  */
 import { randomBytes } from 'node:crypto';
-import { type ClickHouseClient, createClickHouse, pingClickHouse } from '../../platform/clickhouse.ts';
-import { createKafkaClient, describeCluster, type KafkaClient } from '../../platform/kafka/index.ts';
-import { DEFAULT_RETENTION_DAYS, type SchemaConfig } from '../../schema/config.ts';
-import { migrateUp } from '../../schema/migrations.ts';
-import { alertmanagerReady } from '../../services/alertmanager/alertmanager.ts';
-import { loadServicesConfig, type ServicesConfig } from '../../services/config.ts';
+import { type ClickHouseClient, createClickHouse, pingClickHouse } from '../platform/clickhouse.ts';
+import { createKafkaClient, describeCluster, type KafkaClient } from '../platform/kafka/index.ts';
+import { DEFAULT_RETENTION_DAYS, type SchemaConfig } from '../schema/config.ts';
+import { migrateUp } from '../schema/migrations.ts';
+import { alertmanagerReady } from '../services/alertmanager/alertmanager.ts';
+import { loadServicesConfig, type ServicesConfig } from '../services/config.ts';
 
 export const services: ServicesConfig = loadServicesConfig();
 
@@ -74,7 +74,7 @@ export async function freshDatabase(prefix = 'tt_test'): Promise<TestDatabase> {
 
 /** The PostgreSQL the SQL adapter's tests use; fails with how to install and start it. */
 export async function requirePostgres(): Promise<string> {
-  const { postgresReady } = await import('../../services/postgres/postgres.ts');
+  const { postgresReady } = await import('../services/postgres/postgres.ts');
   if (!(await postgresReady(services.postgres.url, services.postgres.port))) {
     throw new Error(
       `PostgreSQL is not reachable at ${services.postgres.url}: install it (\`apt-get install postgresql\`; .ci/run does) and ${HOW}`,
