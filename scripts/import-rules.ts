@@ -1,0 +1,110 @@
+/**
+ * The layout's one-way rule, checked over the import graph (docs/architecture.md has the picture):
+ * - contract/ imports nothing of ours; platform/ only contract/; schema/ only contract/ and platform/;
+ * - a stage imports contract/, schema/, platform/ and its own folder only, never another stage (the MCP proxy may
+ *   use the instrumentation package's public entry, as any agent runtime does);
+ * - the dev services import contract/ and platform/; the assembly (cli/) imports anything but tools and tests;
+ * - the tools (bench/, chaos/, fuzz/, demo/) and testkit/ never import test/; testkit/ is for tests and tools only.
+ * `npm run check:imports` lists the imports that break it.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, normalize, relative } from 'node:path';
+import ts from 'typescript';
+
+const SHARED = ['contract', 'schema', 'platform'];
+export const STAGES = [
+  'instrumentation',
+  'mcp-proxy',
+  'collector',
+  'ingest',
+  'alerts',
+  'audit',
+  'reconstruct',
+  'dashboards',
+];
+const TOOLS = ['bench', 'chaos', 'fuzz', 'demo'];
+
+/** What each top-level folder may import, besides itself. `*` = anything not listed in `never`. */
+const RULES: Record<string, { may: readonly string[] | '*'; never?: readonly string[] }> = {
+  contract: { may: [] },
+  platform: { may: ['contract'] },
+  schema: { may: ['contract', 'platform'] },
+  ...Object.fromEntries(STAGES.map((s) => [s, { may: SHARED }])),
+  services: { may: ['contract', 'platform'] },
+  cli: { may: '*', never: [...TOOLS, 'testkit', 'test'] },
+  bin: { may: ['cli'] },
+  scripts: { may: [] },
+  testkit: { may: '*', never: ['test', ...TOOLS] },
+  ...Object.fromEntries(TOOLS.map((t) => [t, { may: '*', never: ['test'] }])),
+  test: { may: '*' },
+};
+
+/** The one edge across stages the rule allows: a published package used through its public entry. */
+const ALLOWED_FILES: Record<string, readonly string[]> = { 'mcp-proxy': ['instrumentation/index.ts'] };
+
+export interface ImportEdge {
+  from: string;
+  to: string;
+}
+
+export interface Violation extends ImportEdge {
+  why: string;
+}
+
+const folderOf = (path: string) => (path.includes('/') ? path.slice(0, path.indexOf('/')) : '');
+
+/** Every relative import of one source file, as repository paths. */
+export function importsOf(file: string, source: string): ImportEdge[] {
+  const info = ts.preProcessFile(source, true, true);
+  return info.importedFiles
+    .map((f) => f.fileName)
+    .filter((spec) => spec.startsWith('.'))
+    .map((spec) => ({ from: file, to: normalize(join(dirname(file), spec)) }));
+}
+
+/** The edge's violation of the rule, or undefined when the edge is allowed. */
+export function judge(edge: ImportEdge): Violation | undefined {
+  const a = folderOf(edge.from);
+  const b = folderOf(edge.to);
+  if (a === b || a === '') return undefined;
+  const rule = RULES[a];
+  if (!rule) return { ...edge, why: `${a}/ has no place in the layout (scripts/import-rules.ts lists the folders)` };
+  if (ALLOWED_FILES[a]?.includes(edge.to)) return undefined;
+  if (rule.never?.includes(b)) return { ...edge, why: `${a}/ never imports ${b}/` };
+  if (rule.may === '*' || rule.may.includes(b)) return undefined;
+  const may = rule.may.length ? rule.may.map((m) => `${m}/`).join(', ') : 'nothing outside itself';
+  return { ...edge, why: `${a}/ imports ${may} only, not ${b}/` };
+}
+
+/** The TypeScript and JavaScript sources git tracks under `root`. */
+export function sourceFiles(root: string): string[] {
+  return execFileSync('git', ['ls-files', '--cached', '--others', '--exclude-standard', '*.ts', '*.js', '*.mjs'], {
+    cwd: root,
+    encoding: 'utf8',
+  })
+    .split('\n')
+    .filter((f) => f && !f.startsWith('node_modules/') && existsSync(join(root, f)));
+}
+
+/** Every import under `root` that breaks the rule. */
+export function checkImports(root: string, files = sourceFiles(root)): { edges: number; violations: Violation[] } {
+  let edges = 0;
+  const violations: Violation[] = [];
+  for (const file of files) {
+    for (const edge of importsOf(file, readFileSync(join(root, file), 'utf8'))) {
+      edges++;
+      const v = judge(edge);
+      if (v) violations.push(v);
+    }
+  }
+  return { edges, violations };
+}
+
+if (process.argv[1] && relative(process.argv[1], new URL(import.meta.url).pathname) === '') {
+  const root = process.argv[2] ?? join(dirname(new URL(import.meta.url).pathname), '..');
+  const { edges, violations } = checkImports(root);
+  for (const v of violations) console.log(`${v.from} -> ${v.to}: ${v.why}`);
+  console.log(`${edges} imports, ${violations.length} breaking the layout's rule`);
+  process.exitCode = violations.length ? 1 : 0;
+}
