@@ -24,7 +24,7 @@ import {
   type Span,
 } from '../../../platform/otlp/index.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../../schema/config.ts';
-import { requireKafka, services, uniqueName } from '../../support/services.ts';
+import { requireKafka, services, uniqueName } from '../../../testkit/services.ts';
 import { attr, bool, int, newTraceId, protobufBody, request, span, str, strs } from '../../unit/collector/fixtures.ts';
 import { body as requestBody } from './harness.ts';
 
