@@ -20,6 +20,7 @@ import { createCollector } from '../collector/factory.ts';
 import { COLLECTOR_NODE_FLAGS } from '../collector/node-flags.ts';
 import { Attr, EXECUTE_TOOL, GenAi, toolSpanName } from '../contract/index.ts';
 import { createKafkaClient, deleteTopics, ensureTopics } from '../platform/kafka/index.ts';
+import { metricValue } from '../platform/metrics/index.ts';
 import { encodeExportTraceServiceRequest, type KeyValue, type Span } from '../platform/otlp/index.ts';
 import { loadServicesConfig } from '../services/config.ts';
 import { postOtlp } from './support/post-otlp.ts';
@@ -306,13 +307,13 @@ async function serve(mode: string) {
   });
   const collector = await createCollector(config, { quiet: true, notify: () => {} });
   const address = await collector.start();
-  process.on('message', (m: { type: string }) => {
+  process.on('message', async (m: { type: string }) => {
     if (m.type === 'cpu') {
       const u = process.cpuUsage();
       process.send?.({
         type: 'cpu',
         micros: u.user + u.system,
-        accepted: collector.metrics.spansAccepted.get({ tenant: 'bench' }),
+        accepted: await metricValue(collector.metrics.spansAccepted),
       });
     } else if (m.type === 'stop') {
       collector.close().then(() => process.exit(0));

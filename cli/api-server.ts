@@ -9,7 +9,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { verifyApiPlugin } from '../audit/api.ts';
 import { type ApiAuthOptions, apiAuthPlugin } from '../platform/auth/api-auth.ts';
-import { isLoopback } from '../platform/auth/tokens.ts';
+import { isLoopback } from '../platform/auth/loopback.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { reconstructApiPlugin } from '../reconstruct/api.ts';
 import type { SchemaConfig } from '../schema/config.ts';

@@ -4,10 +4,10 @@
  * Sources, later ones winning: defaults, a YAML/JSON file, the environment, command-line flags.
  */
 import { readFileSync } from 'node:fs';
-import { isIP } from 'node:net';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { TENANT_REGEX, TENANT_RULE } from '../contract/ids.ts';
+import { isLoopback } from '../platform/auth/loopback.ts';
 import { splitTokenList, type TokenEntry } from '../platform/auth/tokens.ts';
 import { loadConnectionSettings } from '../platform/connections.ts';
 
@@ -47,6 +47,7 @@ export const DEFAULT_DECODE_THREADS = 0;
 export const DEFAULT_PRODUCERS = 1;
 export const DEFAULT_NO_AUTH_TENANT = 'default';
 export const TOKENS_ENV = 'TOOLTRAIL_COLLECTOR_TOKENS';
+export const METRICS_TOKEN_ENV = 'TOOLTRAIL_COLLECTOR_METRICS_TOKEN';
 
 export type { TokenEntry };
 
@@ -78,6 +79,12 @@ export interface CollectorConfig {
     tenantShare: number;
     /** `Retry-After` sent with 429 (the collector itself is saturated). */
     throttleRetryAfterSeconds: number;
+  };
+  metrics: {
+    /** When set, `/metrics` needs `Authorization: Bearer <token>` (Prometheus' `authorization.credentials`). */
+    token: string;
+    /** Label per-tenant series with the tenant: names customers and their volumes, so only behind `token`. */
+    tenantLabels: boolean;
   };
   /** Where accepted spans go: `kafka`, or `discard` (benchmarks: everything but Kafka). */
   sink: 'kafka' | 'discard';
@@ -122,6 +129,7 @@ export function defaultCollectorConfig(env: NodeJS.ProcessEnv = process.env): Co
       tenantShare: DEFAULT_TENANT_SHARE,
       throttleRetryAfterSeconds: DEFAULT_THROTTLE_RETRY_AFTER_S,
     },
+    metrics: { token: '', tenantLabels: false },
     sink: 'kafka',
     decodeThreads: DEFAULT_DECODE_THREADS,
     kafka: {
@@ -168,6 +176,10 @@ const Schema = z.strictObject({
     tenantShare: z.number().gt(0, 'must be above 0').max(1, 'must be at most 1'),
     throttleRetryAfterSeconds: positiveInt,
   }),
+  metrics: z.strictObject({
+    token: z.string().refine((t) => t === '' || t.length >= 16, 'must be at least 16 characters'),
+    tenantLabels: z.boolean(),
+  }),
   sink: z.enum(['kafka', 'discard']),
   decodeThreads: z.number().int().min(0).max(16),
   kafka: z.strictObject({
@@ -191,12 +203,6 @@ export class CollectorConfigError extends Error {
   }
 }
 
-export function isLoopback(host: string): boolean {
-  if (host === 'localhost') return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return host === '::1' || host === '[::1]';
-}
-
 /** Every problem of a configuration, each as `collector.<key>: <what is wrong>`; empty when it is valid. */
 export function validateCollectorConfig(config: unknown): string[] {
   const problems: string[] = [];
@@ -216,6 +222,14 @@ export function validateCollectorConfig(config: unknown): string[] {
   }
   if (c.auth.mode === 'none' && !isLoopback(c.http.host)) {
     problems.push(`collector.http.host: auth.mode none binds to loopback only, not ${c.http.host}`);
+  }
+  if (c.metrics.tenantLabels && c.metrics.token === '' && c.auth.mode === 'bearer') {
+    problems.push(
+      `collector.metrics.tenantLabels: tenant names would be served to anyone who reaches /metrics; set metrics.token (${METRICS_TOKEN_ENV})`,
+    );
+  }
+  if (c.metrics.token !== '' && c.auth.tokens.some((t) => t.token === c.metrics.token)) {
+    problems.push('collector.metrics.token: must differ from every auth.tokens token');
   }
   const seen = new Set<string>();
   c.auth.tokens.forEach((t, i) => {
@@ -267,6 +281,8 @@ function fromEnv(env: NodeJS.ProcessEnv): CollectorConfigInput {
     out.http = { ...out.http, port: Number(env.TOOLTRAIL_COLLECTOR_PORT) };
   }
   if (env.TOOLTRAIL_COLLECTOR_TOPIC) out.kafka = { topic: env.TOOLTRAIL_COLLECTOR_TOPIC };
+  const metricsToken = env[METRICS_TOKEN_ENV];
+  if (metricsToken) out.metrics = { token: metricsToken };
   return out;
 }
 

@@ -3,7 +3,8 @@
  * metrics, the Fastify app; `start()` creates the topic when asked and listens, `close()` drains and disconnects.
  */
 import type { FastifyInstance, FastifyServerOptions } from 'fastify';
-import { type CollectorConfig, isLoopback } from './config.ts';
+import { isLoopback } from '../platform/auth/loopback.ts';
+import type { CollectorConfig } from './config.ts';
 import { CollectorMetrics } from './metrics.ts';
 import { buildCollectorServer } from './server.ts';
 import type { SpanSink } from './sink.ts';
@@ -34,7 +35,7 @@ export async function createCollector(
   options: CreateCollectorOptions = {},
 ): Promise<Collector> {
   const notify = options.notify ?? ((line: string) => console.error(line));
-  const metrics = new CollectorMetrics();
+  const metrics = new CollectorMetrics({ tenantLabels: config.metrics.tenantLabels });
   const kafkaSink =
     options.sink === undefined && config.sink === 'kafka'
       ? createKafkaSink({
@@ -42,7 +43,7 @@ export async function createCollector(
           quiet: options.quiet ?? false,
           observer: {
             onSend: (seconds, messages, ok) => {
-              metrics.kafkaSendDuration.observe(seconds, { outcome: ok ? 'ok' : 'failed' });
+              metrics.kafkaSendDuration.observe({ outcome: ok ? 'ok' : 'failed' }, seconds);
               metrics.kafkaMessages.inc({ outcome: ok ? 'ok' : 'failed' }, messages);
             },
             onStateChange: (state, reason) => {

@@ -25,7 +25,7 @@ export async function buildCollectorServer(options: CollectorServerOptions): Pro
   const problems = validateCollectorConfig(options.config);
   if (problems.length > 0) throw new Error(`invalid collector configuration: ${problems.join('; ')}`);
   const { config, sink } = options;
-  const metrics = options.metrics ?? new CollectorMetrics();
+  const metrics = options.metrics ?? new CollectorMetrics({ tenantLabels: config.metrics.tenantLabels });
   const { headersTimeoutMs, requestTimeoutMs, idleTimeoutMs } = config.http;
   const app = Fastify({
     logger: options.logger ?? false,
@@ -48,7 +48,7 @@ export async function buildCollectorServer(options: CollectorServerOptions): Pro
   if (pool) app.addHook('onClose', async () => pool.close());
   await app.register(otlpTraces, { limits: config.limits, sink, metrics, ...(pool ? { pool } : {}) });
   await app.register(health, { sink });
-  await app.register(metricsPlugin, { metrics });
+  await app.register(metricsPlugin, { metrics, token: config.metrics.token });
   if (options.closeSink ?? true) app.addHook('onClose', async () => sink.close());
   return app;
 }

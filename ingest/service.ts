@@ -114,7 +114,10 @@ export async function startIngest(config: IngestConfig, options: StartIngestOpti
   if (config.metrics.port !== undefined) {
     server = createServer((req, res) => {
       if (req.url === '/metrics') {
-        res.writeHead(200, { 'content-type': 'text/plain; version=0.0.4' }).end(metrics.toPrometheus());
+        metrics.render().then(
+          (text) => res.writeHead(200, { 'content-type': metrics.contentType }).end(text),
+          () => res.writeHead(500).end(),
+        );
       } else if (req.url === '/healthz') {
         res.writeHead(200).end('ok\n');
       } else res.writeHead(404).end();

@@ -125,9 +125,9 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
   }
 
   const count = (summary: PreparedSummary, tenant: string) => {
-    for (const [reason, n] of summary.byReason) metrics.spansRejected.inc({ tenant, reason }, n);
-    for (const [reason, n] of summary.flagsByReason) metrics.spansFlagged.inc({ tenant, reason }, n);
-    metrics.tenantOverrides.inc({ tenant }, summary.tenantOverrides);
+    for (const [reason, n] of summary.byReason) metrics.spansRejected.inc(metrics.of(tenant, { reason }), n);
+    for (const [reason, n] of summary.flagsByReason) metrics.spansFlagged.inc(metrics.of(tenant, { reason }), n);
+    if (summary.tenantOverrides > 0) metrics.tenantOverrides.inc(metrics.of(tenant), summary.tenantOverrides);
   };
 
   /**
@@ -194,12 +194,12 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
         } catch (err) {
           const retryAfter = retryAfterOf(err);
           if (retryAfter !== undefined) {
-            metrics.spansThrottled.inc({ tenant: request.tenant, status: '503' }, outcome.accepted);
+            metrics.spansThrottled.inc(metrics.of(request.tenant, { status: '503' }), outcome.accepted);
             throw refuse.unavailable((err as Error).message, retryAfter);
           }
           throw err;
         }
-        metrics.spansAccepted.inc({ tenant: request.tenant }, outcome.accepted);
+        metrics.spansAccepted.inc(metrics.of(request.tenant), outcome.accepted);
       }
       // Spans kept flagged are a warning: rejected_spans 0 with a message, as the OTLP specification allows.
       const partialSuccess =

@@ -80,7 +80,10 @@ export class TokenDirectory {
   }
 }
 
-export function isLoopback(host: string): boolean {
-  if (host === 'localhost' || host === '::1' || host === '[::1]') return true;
-  return /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+const BEARER = /^Bearer[ ]+([^\s]+)\s*$/i;
+
+/** The token of an `Authorization: Bearer <token>` header, or undefined. */
+export function bearerToken(header: string | undefined): string | undefined {
+  const match = header ? BEARER.exec(header) : null;
+  return match?.[1] || undefined;
 }

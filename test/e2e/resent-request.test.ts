@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { startIngest } from '../../ingest/service.ts';
+import { metricValue } from '../../platform/metrics/index.ts';
 import { bytesToHex } from '../../platform/otlp/index.ts';
 import { services } from '../../testkit/services.ts';
 import { type RunningCollector, body as requestBody, startCollector } from '../integration/collector/harness.ts';
@@ -51,10 +52,10 @@ test('a request the client sent twice through the collector is stored once', asy
     const rows = `SELECT count() AS n FROM ${db}.spans WHERE Tenant = '${TENANT_A}'`;
     // Kafka holds both copies: the ingest has read them all once every trace's second message is accounted for.
     const deadline = Date.now() + 20_000;
-    while (ingest.metrics.resentMessages.total() < 3 && Date.now() < deadline) {
+    while ((await metricValue(ingest.metrics.resentMessages)) < 3 && Date.now() < deadline) {
       await new Promise((r) => setTimeout(r, 100));
     }
-    assert.equal(ingest.metrics.resentMessages.total(), 3, 'one re-sent message per trace');
+    assert.equal(await metricValue(ingest.metrics.resentMessages), 3, 'one re-sent message per trace');
     assert.equal(await h.waitForCount(rows, 12), 12);
     assert.equal(await h.count(rows), 12, 'each span once');
     const stored = await h.count(`SELECT uniqExact(SpanId) AS n FROM ${db}.spans WHERE Tenant = '${TENANT_A}'`);

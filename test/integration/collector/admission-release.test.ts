@@ -25,8 +25,8 @@ function sendRaw(port: number, bytes: string): Promise<string> {
   });
 }
 
-function inFlight(c: RunningCollector): { requests: number; bytes: number } {
-  const text = c.collector.metrics.render();
+async function inFlight(c: RunningCollector): Promise<{ requests: number; bytes: number }> {
+  const text = await c.collector.metrics.render();
   const read = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 'NaN');
   return {
     requests: read('tooltrail_collector_in_flight_requests'),
@@ -34,9 +34,9 @@ function inFlight(c: RunningCollector): { requests: number; bytes: number } {
   };
 }
 
-async function until(check: () => boolean, what: string): Promise<void> {
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
   for (let i = 0; i < 200; i++) {
-    if (check()) return;
+    if (await check()) return;
     await new Promise((r) => setTimeout(r, 25));
   }
   assert.fail(`never became true: ${what}`);
@@ -67,8 +67,8 @@ describe('collector admission: slots are released on every path', () => {
       `Authorization: Bearer ${TOKEN_A}\r\n\r\n{}garbage\r\n\r\n`;
     // Three times the slot count: had one leaked per connection, every slot would be gone.
     for (let i = 0; i < 24; i++) await sendRaw(portOf(c), pipelined);
-    await until(() => inFlight(c).requests === 0, 'in_flight_requests back to 0');
-    assert.deepEqual(inFlight(c), { requests: 0, bytes: 0 });
+    await until(async () => (await inFlight(c)).requests === 0, 'in_flight_requests back to 0');
+    assert.deepEqual(await inFlight(c), { requests: 0, bytes: 0 });
     const res = await exportOk(c, TOKEN_B);
     assert.equal(res.status, 200, 'another tenant is still admitted');
   });
@@ -78,8 +78,8 @@ describe('collector admission: slots are released on every path', () => {
       'POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n' +
       `Authorization: Bearer ${TOKEN_A}\r\n\r\n{"resourceSpans":[`;
     for (let i = 0; i < 24; i++) await sendRaw(portOf(c), partial);
-    await until(() => inFlight(c).requests === 0, 'in_flight_requests back to 0');
-    assert.deepEqual(inFlight(c), { requests: 0, bytes: 0 });
+    await until(async () => (await inFlight(c)).requests === 0, 'in_flight_requests back to 0');
+    assert.deepEqual(await inFlight(c), { requests: 0, bytes: 0 });
     assert.equal((await exportOk(c, TOKEN_B)).status, 200);
   });
 });

@@ -38,8 +38,8 @@ function openRequest(c: RunningCollector, token: string, length: number, bodySta
   });
 }
 
-function gauges(c: RunningCollector): { requests: number; bytes: number } {
-  const text = c.collector.metrics.render();
+async function gauges(c: RunningCollector): Promise<{ requests: number; bytes: number }> {
+  const text = await c.collector.metrics.render();
   const read = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 'NaN');
   return {
     requests: read('tooltrail_collector_in_flight_requests'),
@@ -47,9 +47,9 @@ function gauges(c: RunningCollector): { requests: number; bytes: number } {
   };
 }
 
-async function until(check: () => boolean, what: string): Promise<void> {
+async function until(check: () => Promise<boolean>, what: string): Promise<void> {
   for (let i = 0; i < 400; i++) {
-    if (check()) return;
+    if (await check()) return;
     await new Promise((r) => setTimeout(r, 25));
   }
   assert.fail(`never became true: ${what}`);
@@ -80,18 +80,18 @@ describe('collector against slow and lying clients', () => {
     const running = c;
     const slow = await openRequest(running, TOKEN_A, 100, '{"resourceSpans":');
     open.push(slow);
-    await until(() => gauges(running).requests === 1, 'the slow request holds a slot');
+    await until(async () => (await gauges(running)).requests === 1, 'the slow request holds a slot');
     await slow.closed;
     assert.match(slow.received(), /^HTTP\/1\.1 408 /);
-    await until(() => gauges(running).requests === 0, 'the slot came back');
-    assert.deepEqual(gauges(running), { requests: 0, bytes: 0 });
+    await until(async () => (await gauges(running)).requests === 0, 'the slot came back');
+    assert.deepEqual(await gauges(running), { requests: 0, bytes: 0 });
   });
 
   it('one credential holding every slot it may have with slow bodies does not lock another tenant out', async () => {
     c = await startCollector({ sink: 'discard', limits: { maxConcurrentRequests: 8, tenantShare: 0.25 } });
     const running = c;
     for (let i = 0; i < 2; i++) open.push(await openRequest(running, TOKEN_A, 1_000, '{'));
-    await until(() => gauges(running).requests === 2, 'tenant A holds its two slots');
+    await until(async () => (await gauges(running)).requests === 2, 'tenant A holds its two slots');
     const third = await openRequest(running, TOKEN_A, 1_000, '{');
     open.push(third);
     await third.closed;
@@ -109,7 +109,10 @@ describe('collector against slow and lying clients', () => {
     });
     const running = c;
     open.push(await openRequest(running, TOKEN_A, 900_000));
-    await until(() => gauges(running).bytes === 900_000, 'the declared length is reserved before any body byte');
+    await until(
+      async () => (await gauges(running)).bytes === 900_000,
+      'the declared length is reserved before any body byte',
+    );
     const second = await openRequest(running, TOKEN_A, 900_000);
     open.push(second);
     await second.closed;
@@ -117,7 +120,7 @@ describe('collector against slow and lying clients', () => {
     assert.match(second.received(), /this credential's share of request memory/);
     assert.equal((await exportAs(running, TOKEN_B)).status, 200, 'another tenant still has its share');
     for (const o of open) o.socket.destroy();
-    await until(() => gauges(running).requests === 0, 'every slot came back');
-    assert.deepEqual(gauges(running), { requests: 0, bytes: 0 });
+    await until(async () => (await gauges(running)).requests === 0, 'every slot came back');
+    assert.deepEqual(await gauges(running), { requests: 0, bytes: 0 });
   });
 });

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startIngest } from '../../../ingest/service.ts';
 import { fetchConsumerLag } from '../../../platform/kafka/index.ts';
+import { metricValue } from '../../../platform/metrics/index.ts';
 import { clickhouseService } from '../../../services/clickhouse/clickhouse.ts';
 import { loadServicesConfig } from '../../../services/config.ts';
 import { portFree } from '../../../services/process.ts';
@@ -59,8 +60,11 @@ describe('ingest while ClickHouse is down (own ClickHouse instance)', () => {
         Array.from({ length: 30 }, (_, i) => syntheticMessage({ tenant: 'o', toolSpans: 10, seed: 100 + i })),
       );
       const deadline = Date.now() + 10_000;
-      while (ingest.metrics.insertFailures.total() < 2 && Date.now() < deadline) await sleep(50);
-      assert.ok(ingest.metrics.insertFailures.total() >= 2, 'inserts were tried and failed (then retried)');
+      while ((await metricValue(ingest.metrics.insertFailures)) < 2 && Date.now() < deadline) await sleep(50);
+      assert.ok(
+        (await metricValue(ingest.metrics.insertFailures)) >= 2,
+        'inserts were tried and failed (then retried)',
+      );
       await sleep(1_000);
       assert.equal(await committed(), before, 'no offset committed while ClickHouse is down');
       assert.equal(await totalLag(), 30, 'the lag grew by the unstored messages');

@@ -6,6 +6,7 @@ import { Attr, EXECUTE_TOOL, GenAi, OtelResource, toolSpanName } from '../../../
 import { DLQ_HEADERS } from '../../../ingest/dead-letter.ts';
 import { startIngest } from '../../../ingest/service.ts';
 import { MESSAGE_ID_HEADER, messageIdBytes } from '../../../platform/kafka/index.ts';
+import { metricValue } from '../../../platform/metrics/index.ts';
 import { decodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
 import { serializeSpans, syntheticMessage } from '../../../testkit/ingest.ts';
 import { createHarness, type Harness } from './harness.ts';
@@ -49,7 +50,7 @@ describe('ingest consumer (real Kafka, real ClickHouse)', () => {
         `SELECT countIf(s = 1) AS n FROM (SELECT first_offset, max(state) AS s FROM ${db}.ingest_batches GROUP BY partition, first_offset)`,
       );
       assert.ok(stored >= 6, `expected several stored batches, got ${stored}`);
-      assert.equal(ingest.metrics.rowsWritten.get({ table: 'tool_calls' }), 600);
+      assert.equal(await metricValue(ingest.metrics.rowsWritten, { table: 'tool_calls' }), 600);
     } finally {
       await ingest.stop();
     }
@@ -83,8 +84,8 @@ describe('ingest consumer (real Kafka, real ClickHouse)', () => {
         await h.count(`SELECT uniqExact(trace_id, span_id) AS n FROM ${db}.tool_calls WHERE tenant = '${tenant}'`),
         15,
       );
-      assert.equal(second.metrics.resentMessages.total(), 1);
-      assert.equal(second.metrics.resentSpans.total(), 6, '5 tool spans and their parent');
+      assert.equal(await metricValue(second.metrics.resentMessages), 1);
+      assert.equal(await metricValue(second.metrics.resentSpans), 6, '5 tool spans and their parent');
       assert.equal(
         await h.count(`SELECT count() AS n FROM ${db}.ingest_batches FINAL WHERE length(skipped) = 1`),
         1,
@@ -125,11 +126,11 @@ describe('ingest consumer (real Kafka, real ClickHouse)', () => {
       const req = decodeExportTraceServiceRequest(rejected.value);
       assert.equal(req.resourceSpans[0]?.scopeSpans[0]?.spans.length, 3, 'as a request of exactly those spans');
       // The counters move once the batch is marked stored, a moment after its rows and letters are visible.
-      for (const end = Date.now() + 10_000; ingest.metrics.deadLetters.total() < 2 && Date.now() < end; ) {
+      for (const end = Date.now() + 10_000; (await metricValue(ingest.metrics.deadLetters)) < 2 && Date.now() < end; ) {
         await new Promise((r) => setTimeout(r, 50));
       }
-      assert.equal(ingest.metrics.deadLetters.total(), 2);
-      assert.equal(ingest.metrics.spansRejected.get({ reason: 'missing_tenant' }), 3);
+      assert.equal(await metricValue(ingest.metrics.deadLetters), 2);
+      assert.equal(await metricValue(ingest.metrics.spansRejected, { reason: 'missing_tenant' }), 3);
     } finally {
       await ingest.stop();
     }

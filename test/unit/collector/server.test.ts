@@ -362,12 +362,45 @@ describe('collector server', () => {
     assert.equal((await app.inject('/readyz')).statusCode, 503);
     const metrics = await app.inject('/metrics');
     assert.equal(metrics.statusCode, 200);
-    assert.match(metrics.body, /tooltrail_collector_spans_accepted_total\{tenant="tenant-a"\} 1/);
-    assert.match(
-      metrics.body,
-      /tooltrail_collector_spans_rejected_total\{reason="invalid_span_id",tenant="tenant-a"\} 1/,
-    );
+    assert.match(metrics.body, /^tooltrail_collector_spans_accepted_total 1$/m);
+    assert.match(metrics.body, /tooltrail_collector_spans_rejected_total\{reason="invalid_span_id"\} 1/);
     assert.match(metrics.body, /tooltrail_collector_requests_total\{status="200"\} 1/);
+  });
+
+  it('serves no tenant name on /metrics without a metrics token', async () => {
+    await post(app, protobufBody(request([span()])));
+    const metrics = await app.inject('/metrics');
+    assert.equal(metrics.statusCode, 200);
+    assert.doesNotMatch(metrics.body, /tenant="/);
+  });
+});
+
+describe('collector /metrics behind its token', () => {
+  const METRICS_TOKEN = 'metrics-token-0123456789';
+  let app: FastifyInstance;
+  before(async () => {
+    app = await buildCollectorServer({
+      config: testConfig({ metrics: { token: METRICS_TOKEN, tenantLabels: true } }),
+      sink: new RecordingSink(),
+    });
+  });
+  after(() => app.close());
+
+  it('refuses /metrics without the metrics token, and with a tenant token (401)', async () => {
+    assert.equal((await app.inject('/metrics')).statusCode, 401);
+    const withTenantToken = await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${TOKEN_A}` } });
+    assert.equal(withTenantToken.statusCode, 401);
+  });
+
+  it('serves tenant labels to the holder of the metrics token', async () => {
+    await post(app, protobufBody(request([span()])));
+    const res = await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${METRICS_TOKEN}` } });
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /tooltrail_collector_spans_accepted_total\{tenant="tenant-a"\} 1/);
+  });
+
+  it('refuses tenant labels without a metrics token at configuration time, naming the key', () => {
+    assert.throws(() => testConfig({ metrics: { tenantLabels: true } }), /collector\.metrics\.tenantLabels/);
   });
 });
 

@@ -18,8 +18,8 @@ interface Panel {
 }
 
 /** metric name -> Prometheus type, from the `# TYPE` lines the exporters render. */
-function exportedTypes(): Map<string, string> {
-  const text = `${new CollectorMetrics().render()}\n${new IngestMetrics().toPrometheus()}`;
+async function exportedTypes(): Promise<Map<string, string>> {
+  const text = `${await new CollectorMetrics({ tenantLabels: true }).render()}\n${await new IngestMetrics().render()}`;
   const types = new Map<string, string>();
   for (const m of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) types.set(m[1]!, m[2]!);
   return types;
@@ -37,8 +37,8 @@ test('the pipeline dashboard has Prometheus panels for the collector and the ing
   assert.ok(queries.some((q) => q.expr.includes('tooltrail_ingest_')));
 });
 
-test('every metric a Prometheus panel queries is exported by the collector or the ingest', () => {
-  const types = exportedTypes();
+test('every metric a Prometheus panel queries is exported by the collector or the ingest', async () => {
+  const types = await exportedTypes();
   for (const { panel, expr } of queries) {
     const names = [...expr.matchAll(/\btooltrail_[a-z_]+\b/g)].map((m) => m[0]);
     assert.ok(names.length > 0, `${panel}: ${expr} queries no tooltrail metric`);
@@ -49,8 +49,8 @@ test('every metric a Prometheus panel queries is exported by the collector or th
   }
 });
 
-test('counters are read through rate() or increase(), gauges never are', () => {
-  const types = exportedTypes();
+test('counters are read through rate() or increase(), gauges never are', async () => {
+  const types = await exportedTypes();
   for (const { panel, expr } of queries) {
     for (const m of expr.matchAll(/\btooltrail_[a-z_]+\b/g)) {
       const before = expr.slice(0, m.index);

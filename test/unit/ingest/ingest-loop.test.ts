@@ -13,6 +13,7 @@ import type {
   OutgoingMessage,
 } from '../../../platform/kafka/index.ts';
 import { MESSAGE_ID_HEADER, messageIdBytes } from '../../../platform/kafka/index.ts';
+import { metricValue } from '../../../platform/metrics/index.ts';
 import type { Rows } from '../../../schema/rows.ts';
 import { syntheticMessage } from '../../../testkit/ingest.ts';
 
@@ -203,7 +204,7 @@ describe('ingest loop', () => {
     f.failNextWrites(2);
     await f.loop.onBatch(batch(0, 2), f.control);
     assert.deepEqual(f.events, ['load 0@0', 'intent 0-2', 'write failed', 'seek 0@0', 'pause 0']);
-    assert.equal(f.metrics.insertFailures.total(), 1);
+    assert.equal(await metricValue(f.metrics.insertFailures), 1);
     f.fireTimers();
     assert.equal(f.events.at(-1), 'resume 0');
     // Kafka re-delivers from the sought offset, possibly with more messages: the range stays [0, 2].
@@ -239,7 +240,7 @@ describe('ingest loop', () => {
     assert.deepEqual(new Set(f.events.slice(2, 4)), new Set(['dead-letter 1', `write ${token(0, 2)}`]));
     assert.deepEqual(f.events.slice(4), ['stored 0-2', 'commit 0@3']);
     assert.equal(f.writes[0]?.toolCalls, 4);
-    assert.equal(f.metrics.deadLetters.get({ reason: 'decode_error' }), 1);
+    assert.equal(await metricValue(f.metrics.deadLetters, { reason: 'decode_error' }), 1);
   });
 
   it('after a rebalance forgets its buffers and reloads the recorded ranges', async () => {
@@ -280,8 +281,8 @@ describe('ingest loop, re-sent messages', () => {
       [[2], [2]],
     );
     assert.equal(f.records[0]?.messageIds, [0, 1, 0, 2].map(idOf).join(''));
-    assert.equal(f.metrics.resentMessages.total(), 1);
-    assert.equal(f.metrics.resentSpans.total(), 3);
+    assert.equal(await metricValue(f.metrics.resentMessages), 1);
+    assert.equal(await metricValue(f.metrics.resentSpans), 3);
   });
 
   it('leaves out a re-send of a message stored in an earlier batch', async () => {

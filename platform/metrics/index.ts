@@ -1,0 +1,9 @@
+export {
+  type Counter,
+  type Gauge,
+  type Histogram,
+  LATENCY_BUCKETS,
+  type Labels,
+  MetricsRegistry,
+  metricValue,
+} from './registry.ts';
