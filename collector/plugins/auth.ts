@@ -1,19 +1,16 @@
 /**
- * Bearer-token authentication for the routes that set `config: { auth: true }`. A token maps to its tenant; the
- * tenant is decorated on the request and later stamped on the spans, whatever the payload claims. Tokens are held
- * as SHA-256 digests and looked up by digest, so no comparison leaks a token's prefix through timing.
+ * The collector's use of the bearer-auth plugin: routes that set `config: { auth: true }` need a token; the
+ * token's tenant is later stamped on the spans, whatever the payload claims. Refusals are OTLP google.rpc.Status
+ * bodies (thrown to the route's error handler).
  */
-import { createHash } from 'node:crypto';
 import type { FastifyPluginAsync } from 'fastify';
 import fp from 'fastify-plugin';
+import { bearerAuthPlugin } from '../../platform/auth/bearer-auth.ts';
+import { TokenDirectory } from '../../platform/auth/tokens.ts';
 import type { TokenEntry } from '../config.ts';
 import { refuse } from '../errors.ts';
 
 declare module 'fastify' {
-  interface FastifyRequest {
-    /** The tenant of the request's credential (or the no-auth tenant). */
-    tenant: string;
-  }
   interface FastifyContextConfig {
     /** The route needs a credential. */
     auth?: boolean;
@@ -26,31 +23,21 @@ export interface AuthOptions {
   noAuthTenant: string;
 }
 
-const digest = (token: string) => createHash('sha256').update(token).digest('hex');
-const BEARER = /^Bearer[ ]+([^\s]+)\s*$/i;
-
 const auth: FastifyPluginAsync<AuthOptions> = async (app, options) => {
   if (options.mode !== 'none' && options.mode !== 'bearer')
     throw new Error(`auth: unknown mode ${String(options.mode)}`);
   if (options.mode === 'bearer' && options.tokens.length === 0) throw new Error('auth: bearer mode needs tokens');
-  const tenants = new Map(options.tokens.map((t) => [digest(t.token), t.tenant]));
-  app.decorateRequest('tenant', '');
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.routeOptions.config.auth) return;
-    if (options.mode === 'none') {
-      request.tenant = options.noAuthTenant;
-      return;
-    }
-    const header = request.headers.authorization;
-    const match = header ? BEARER.exec(header) : null;
-    const tenant = match?.[1] ? tenants.get(digest(match[1])) : undefined;
-    if (tenant === undefined) {
-      reply.header('www-authenticate', 'Bearer realm="tooltrail-collector"');
-      throw refuse.unauthenticated(
-        header ? 'the bearer token is not valid' : 'an Authorization: Bearer token is required',
-      );
-    }
-    request.tenant = tenant;
+  const mode =
+    options.mode === 'none'
+      ? { mode: 'none' as const, tenant: options.noAuthTenant }
+      : { mode: 'bearer' as const, tokens: new TokenDirectory(options.tokens) };
+  await app.register(bearerAuthPlugin, {
+    ...mode,
+    realm: 'tooltrail-collector',
+    protects: (config) => config.auth === true,
+    refuse: (_reply, _status, message) => {
+      throw refuse.unauthenticated(message);
+    },
   });
 };
 

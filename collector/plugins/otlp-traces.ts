@@ -77,7 +77,7 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
   });
 
   app.addHook('onRequest', async (request, reply) => {
-    const ticket = admission.enter(request.tenant);
+    const ticket = admission.enter(request.callerTenant);
     if (typeof ticket === 'string') {
       const message =
         ticket === 'tenant_concurrency_limit'
@@ -187,19 +187,19 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
       // Nothing below may keep the decoded request alive while Kafka is awaited: spans that survive a young GC
       // are copied and promoted, which cost more than decoding them. `accept` returns only counts and a promise.
       request.body = undefined;
-      const outcome = await accept(body, format, request.tenant);
+      const outcome = await accept(body, format, request.callerTenant);
       if (outcome.written) {
         try {
           await outcome.written;
         } catch (err) {
           const retryAfter = retryAfterOf(err);
           if (retryAfter !== undefined) {
-            metrics.spansThrottled.inc(metrics.of(request.tenant, { status: '503' }), outcome.accepted);
+            metrics.spansThrottled.inc(metrics.of(request.callerTenant, { status: '503' }), outcome.accepted);
             throw refuse.unavailable((err as Error).message, retryAfter);
           }
           throw err;
         }
-        metrics.spansAccepted.inc(metrics.of(request.tenant), outcome.accepted);
+        metrics.spansAccepted.inc(metrics.of(request.callerTenant), outcome.accepted);
       }
       // Spans kept flagged are a warning: rejected_spans 0 with a message, as the OTLP specification allows.
       const partialSuccess =
