@@ -4,11 +4,11 @@
  * comma-separated string, a count as the double 0.0, no `gen_ai.operation.name`) go through the real collector,
  * Kafka and the ingest into ClickHouse: each span is stored as a tool call with the pipeline warning code on its
  * row, partial_success tells the sender without rejecting it, and the mutation that followed the malformed read is
- * judged with that read (critical), not without it.
+ * judged with that read (critical), not without it. Its page goes to the pages file once, not once per evaluation.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -185,6 +185,19 @@ describe('contract mistakes of a plain OTel SDK, through the real collector, Kaf
     const finding = findings.find((f) => f.kind === 'mutation_after_incomplete_read' && f.session === session);
     assert.ok(finding, `a mutation_after_incomplete_read finding for ${session}: ${JSON.stringify(findings)}`);
     assert.equal(finding.severity, 'critical', 'judged with its incomplete, empty read');
+  });
+
+  it('writes one line per page event to the pages file, not one per evaluation', async () => {
+    // The finding of the test above fires; three evaluations keep it alive, and it is paged once.
+    for (let i = 0; i < 3; i++) await stack.evaluator.runOnce();
+    const lines = readFileSync(join(pagesDir, 'pages.jsonl'), 'utf8').trim().split('\n');
+    const alerts = lines.map((l) => JSON.parse(l) as { labels: Record<string, string> });
+    const keys = alerts.map((a) => a.labels.fingerprint ?? JSON.stringify(a.labels));
+    assert.ok(
+      alerts.some((a) => a.labels.alertname === 'MutationAfterIncompleteRead'),
+      `the finding was paged: ${lines.length} lines`,
+    );
+    assert.equal(new Set(keys).size, keys.length, `each alert once: ${keys.join(', ')}`);
   });
 
   it('stores a span without gen_ai.operation.name but with the tool contract as a tool call, flagged (OTLP/JSON)', async () => {
