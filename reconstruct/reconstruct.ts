@@ -113,7 +113,10 @@ function envelope(subject: Subject, sessions: SessionTimeline[], options: Recons
   };
 }
 
-/** A session (of one tenant, or of every tenant that holds that id when `tenant` is not given). */
+/**
+ * A session (of one tenant, or of every tenant that holds that id when `tenant` is not given). Calls that carried no
+ * `gen_ai.conversation.id` form a session named by their trace id, as the detectors and their findings name it.
+ */
 export async function reconstructSession(
   ch: ClickHouseClient,
   schema: SchemaConfig,
@@ -124,7 +127,7 @@ export async function reconstructSession(
     ch,
     'tenantsOfSession',
     { db: schema.database, session: query.session, tenant: query.tenant ?? '' },
-    z.object({ tenant: z.string() }),
+    z.object({ tenant: z.string(), by_trace: z.union([z.boolean(), z.number()]).transform(Boolean) }),
   );
   if (tenants.length === 0) {
     throw new NotFoundError(
@@ -132,8 +135,10 @@ export async function reconstructSession(
     );
   }
   const sessions: SessionTimeline[] = [];
-  for (const { tenant } of tenants) {
-    sessions.push(await loadSessionTimeline(ch, schema, { tenant, session: query.session }, options));
+  for (const { tenant, by_trace } of tenants) {
+    // A session named by its trace id (no gen_ai.conversation.id): the calls of that trace that named none.
+    const target = by_trace ? { tenant, session: '', trace: query.session } : { tenant, session: query.session };
+    sessions.push(await loadSessionTimeline(ch, schema, target, options));
   }
   return envelope({ kind: 'session', id: query.session, tenant: query.tenant ?? null }, sessions, options);
 }

@@ -5,6 +5,7 @@
  * Kafka and the ingest into ClickHouse: each span is stored as a tool call with the pipeline warning code on its
  * row, partial_success tells the sender without rejecting it, and the mutation that followed the malformed read is
  * judged with that read (critical), not without it. Its page goes to the pages file once, not once per evaluation.
+ * A session that carried no gen_ai.conversation.id is named by its trace id, and reconstructs by that name.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -23,6 +24,8 @@ import {
   type KeyValue,
   type Span,
 } from '../../../platform/otlp/index.ts';
+import { findingResolverFor, reconstructFinding } from '../../../reconstruct/finding.ts';
+import { reconstructSession } from '../../../reconstruct/reconstruct.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../../schema/config.ts';
 import { requireKafka, services, uniqueName } from '../../../testkit/services.ts';
 import { attr, bool, int, newTraceId, protobufBody, request, span, str, strs } from '../../unit/collector/fixtures.ts';
@@ -198,6 +201,64 @@ describe('contract mistakes of a plain OTel SDK, through the real collector, Kaf
       `the finding was paged: ${lines.length} lines`,
     );
     assert.equal(new Set(keys).size, keys.length, `each alert once: ${keys.join(', ')}`);
+  });
+
+  it('reconstructs a session named by its trace id (no gen_ai.conversation.id) by that name, and by its finding', async () => {
+    const traceId = newTraceId();
+    const calls = [
+      toolSpan(traceId, 1, [
+        attr(GenAi.OPERATION_NAME, str(EXECUTE_TOOL)),
+        attr(GenAi.TOOL_NAME, str('list_orphans')),
+        attr(Attr.EFFECT, str('read')),
+        attr(Attr.RESULT_COMPLETE, bool(false)),
+        attr(Attr.RESULT_REASONS, strs('MORE_PAGES_AVAILABLE')),
+        attr(Attr.RESULT_ITEM_COUNT, int(0)),
+        attr(Attr.SCOPE_RESOURCE, str('orphans')),
+      ]),
+      toolSpan(traceId, 2, [
+        attr(GenAi.OPERATION_NAME, str(EXECUTE_TOOL)),
+        attr(GenAi.TOOL_NAME, str('delete_orphans')),
+        attr(Attr.EFFECT, str('mutation')),
+        attr(Attr.SCOPE_RESOURCE, str('orphans')),
+        attr(Attr.MUTATION_BASIS, str('absence')),
+        attr(Attr.MUTATION_TARGET_COUNT, int(3)),
+      ]),
+    ];
+    assert.equal((await send(protobufBody(request(calls)))).message, undefined, 'nothing to say');
+    const trace = bytesToHex(traceId);
+    const deadline = Date.now() + 60_000;
+    while (Date.now() < deadline) {
+      const [row] = await rows<{ n: string }>(
+        stack.ch,
+        'SELECT count() AS n FROM {db:Identifier}.tool_calls WHERE trace_id = {t:String}',
+        { t: trace },
+      );
+      if (Number(row?.n) >= 2) break;
+      await new Promise((r) => setTimeout(r, 250));
+    }
+    await stack.evaluator.runOnce();
+    const [finding] = await rows<{ fingerprint: string; session_id: string }>(
+      stack.ch,
+      `SELECT fingerprint, session_id FROM {db:Identifier}.findings
+       WHERE trace_id = {t:String} AND kind = 'mutation_after_incomplete_read' LIMIT 1`,
+      { t: trace },
+    );
+    assert.ok(finding, 'the mutation is a finding');
+    assert.equal(finding.session_id, trace, 'the finding names the session by its trace id');
+    const schema = { database, retentionDays: DEFAULT_RETENTION_DAYS };
+    const bySession = await reconstructSession(stack.ch, schema, { tenant: TENANT, session: trace });
+    assert.deepEqual(
+      bySession.sessions.flatMap((t) => t.entries.flatMap((e) => (e.kind === 'call' ? [e.tool_name] : []))),
+      ['list_orphans', 'delete_orphans'],
+    );
+    const byFinding = await reconstructFinding(
+      stack.ch,
+      schema,
+      findingResolverFor(stack.ch, schema),
+      finding.fingerprint,
+    );
+    assert.equal(byFinding.sessions.length, 1);
+    assert.equal(byFinding.finding?.session_id, trace);
   });
 
   it('stores a span without gen_ai.operation.name but with the tool contract as a tool call, flagged (OTLP/JSON)', async () => {
