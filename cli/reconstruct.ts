@@ -16,9 +16,10 @@ import {
   TraceIdSchema,
 } from '../contract/ids.ts';
 import { createReadClickHouse } from '../platform/auth/read-clickhouse.ts';
-import { API_TOKENS_ENV, TokenConfigError, TokenDirectory } from '../platform/auth/tokens.ts';
+import { ReadScopeError, resolveReadScope } from '../platform/auth/read-scope.ts';
+import { API_TOKEN_ENV, API_TOKENS_ENV, TokenConfigError, TokenDirectory } from '../platform/auth/tokens.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
-import { findingResolverFor, reconstructFinding } from '../reconstruct/finding.ts';
+import { type FindingResolver, findingResolverFor, reconstructFinding } from '../reconstruct/finding.ts';
 import { NotFoundError, reconstructSession, reconstructTrace } from '../reconstruct/reconstruct.ts';
 import { renderReconstructionHtml } from '../reconstruct/render-html.ts';
 import { renderReconstructionText } from '../reconstruct/render-terminal.ts';
@@ -31,6 +32,7 @@ interface ReconstructFlags {
   trace?: string;
   finding?: string;
   tenant?: string;
+  token?: string;
   json?: boolean;
   html?: string;
   maxCalls?: number;
@@ -47,7 +49,12 @@ async function run(fn: () => Promise<number>): Promise<void> {
   try {
     process.exitCode = await fn();
   } catch (err) {
-    if (err instanceof InvalidIdError || err instanceof UsageError || err instanceof TokenConfigError) {
+    if (
+      err instanceof InvalidIdError ||
+      err instanceof UsageError ||
+      err instanceof TokenConfigError ||
+      err instanceof ReadScopeError
+    ) {
       console.error(`tooltrail: ${err.message}`);
       process.exitCode = 1;
     } else if (err instanceof NotFoundError) {
@@ -61,6 +68,17 @@ async function run(fn: () => Promise<number>): Promise<void> {
 }
 
 class UsageError extends Error {}
+
+/**
+ * The tenant a read command is confined to: with a token (--token or TOOLTRAIL_API_TOKEN) the token's, as for
+ * `findings` and `warnings` (platform/auth/read-scope.ts); without one the operator's --tenant, or none.
+ */
+function scopedTenant(flags: { token?: string; tenant?: string }): string | undefined {
+  const tenant = flags.tenant === undefined ? undefined : parseId(TenantSchema, flags.tenant, '--tenant');
+  if (!(flags.token ?? process.env[API_TOKEN_ENV])) return tenant;
+  const scope = resolveReadScope({ token: flags.token, tenant }, process.env);
+  return scope.kind === 'tenant' ? scope.tenant : undefined;
+}
 
 /** Errors of a database that is not there yet or a server that is down: one line with the fix. */
 function setupProblem(err: unknown): string | null {
@@ -80,6 +98,7 @@ export function registerReconstructCommands(program: Command): void {
     .option('--trace <id>', 'trace id (32 hex): every session that ran in it')
     .option('--finding <fingerprint>', 'an alert finding: the session it is about')
     .option('--tenant <tenant>', 'tenant (default: every tenant holding the session or trace)')
+    .option('--token <token>', `read as this API token's tenant only (or ${API_TOKEN_ENV})`)
     .option('--json', 'print the reconstruction as JSON (schema: --schema)')
     .option('--html <file>', 'write a self-contained HTML report to <file>')
     .option('--max-calls <n>', 'most calls loaded per session (default 5000)', (v) => Number.parseInt(v, 10))
@@ -93,7 +112,7 @@ export function registerReconstructCommands(program: Command): void {
         const given = [flags.session, flags.trace, flags.finding].filter((v) => v !== undefined).length;
         if (given !== 1) throw new UsageError('give exactly one of --session, --trace, --finding');
         if (flags.maxCalls !== undefined && !(flags.maxCalls > 0)) throw new UsageError('--max-calls must be > 0');
-        const tenant = flags.tenant === undefined ? undefined : parseId(TenantSchema, flags.tenant, '--tenant');
+        const tenant = scopedTenant(flags);
         const schema = schemaConfigFromEnv();
         const opts = flags.maxCalls ? { maxCalls: flags.maxCalls } : {};
         const ch = clickhouse();
@@ -115,7 +134,7 @@ export function registerReconstructCommands(program: Command): void {
               : await reconstructFinding(
                   ch,
                   schema,
-                  findingResolverFor(ch, schema),
+                  scopedResolver(findingResolverFor(ch, schema), tenant),
                   parseId(FingerprintSchema, flags.finding ?? '', '--finding'),
                   opts,
                 );
@@ -137,10 +156,11 @@ export function registerReconstructCommands(program: Command): void {
     .command('verify')
     .description('recompute the per-tenant, per-hour digests and report rows changed, deleted or added since written')
     .option('--tenant <tenant>', 'only this tenant (default: every tenant)')
+    .option('--token <token>', `verify this API token's tenant only (or ${API_TOKEN_ENV})`)
     .option('--from <time>', 'start of the range: ISO 8601 or e.g. 24h ago as "-24h" (default: -24h)')
     .option('--to <time>', 'end of the range, exclusive (default: now)')
     .option('--json', 'print the report as JSON')
-    .action((flags: { tenant?: string; from?: string; to?: string; json?: boolean }) =>
+    .action((flags: { tenant?: string; token?: string; from?: string; to?: string; json?: boolean }) =>
       run(async () => {
         const now = new Date();
         let from: Date;
@@ -154,7 +174,7 @@ export function registerReconstructCommands(program: Command): void {
         if (from >= to) throw new UsageError('--from must be before --to');
         const rangeProblem = verifyRangeProblem(from, to);
         if (rangeProblem) throw new UsageError(rangeProblem);
-        const tenant = flags.tenant === undefined ? undefined : parseId(TenantSchema, flags.tenant, '--tenant');
+        const tenant = scopedTenant(flags);
         const schema = schemaConfigFromEnv();
         const ch = clickhouse();
         try {
@@ -222,4 +242,13 @@ export function registerReconstructCommands(program: Command): void {
         return 0;
       }),
     );
+}
+
+/** Another tenant's finding reads as no finding at all: the answer must not tell that it exists. */
+function scopedResolver(resolve: FindingResolver, tenant: string | undefined): FindingResolver {
+  if (tenant === undefined) return resolve;
+  return async (fingerprint) => {
+    const f = await resolve(fingerprint);
+    return f && f.tenant === tenant ? f : null;
+  };
 }
