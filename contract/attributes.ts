@@ -5,19 +5,27 @@ import { CONTINUATION_KINDS, EFFECTS, GUARD_DECISIONS, MUTATION_BASES, RESULT_ST
  * Every stage imports these constants; no attribute literal appears anywhere else.
  * Documented in docs/semantic-conventions.md; bump SEMCONV_VERSION on any change.
  */
-export const SEMCONV_VERSION = '1.3.0' as const;
+export const SEMCONV_VERSION = '1.4.0' as const;
 
-/** OpenTelemetry GenAI semantic conventions used on tool spans. */
+/**
+ * OpenTelemetry GenAI semantic conventions (open-telemetry/semantic-conventions-genai, development status) used on
+ * `execute_tool` spans and on the `invoke_agent` spans the library opens.
+ */
 export const GenAi = {
   OPERATION_NAME: 'gen_ai.operation.name',
   TOOL_NAME: 'gen_ai.tool.name',
   TOOL_CALL_ID: 'gen_ai.tool.call.id',
   TOOL_TYPE: 'gen_ai.tool.type',
+  TOOL_DESCRIPTION: 'gen_ai.tool.description',
   TOOL_CALL_ARGUMENTS: 'gen_ai.tool.call.arguments',
   TOOL_CALL_RESULT: 'gen_ai.tool.call.result',
   CONVERSATION_ID: 'gen_ai.conversation.id',
   AGENT_NAME: 'gen_ai.agent.name',
   AGENT_ID: 'gen_ai.agent.id',
+  AGENT_DESCRIPTION: 'gen_ai.agent.description',
+  AGENT_VERSION: 'gen_ai.agent.version',
+  /** Required on `invoke_agent` spans by the conventions; only the application knows it, so set when given. */
+  PROVIDER_NAME: 'gen_ai.provider.name',
 } as const;
 
 /** General OpenTelemetry attributes (stable semantic conventions) that tool spans also carry. */
@@ -50,6 +58,14 @@ export const MCP_TOOL_ERROR = 'tool_error' as const;
 
 /** The value of `gen_ai.operation.name` on tool spans. */
 export const EXECUTE_TOOL = 'execute_tool' as const;
+
+/** The value of `gen_ai.operation.name` on agent invocation spans. */
+export const INVOKE_AGENT = 'invoke_agent' as const;
+
+/** Span name of an agent invocation: `invoke_agent {agent name}`, or `invoke_agent` when it has none. */
+export function agentSpanName(agentName: string | undefined): string {
+  return agentName ? `${INVOKE_AGENT} ${agentName}` : INVOKE_AGENT;
+}
 
 /** Span name of a tool call: `execute_tool {tool name}`. */
 export function toolSpanName(toolName: string): string {

@@ -40,6 +40,7 @@ export {
   stripeList,
   withOptions,
 } from './adapters/index.ts';
+export type { AgentInvocation } from './agent-span.ts';
 export type { GuardMode, TooltrailConfig } from './config.ts';
 export { defaultConfig, GUARD_MODES } from './config.ts';
 export type {

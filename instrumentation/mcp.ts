@@ -6,6 +6,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { MCP_TOOL_ERROR } from '../contract/attributes.ts';
 import type { Effect } from '../contract/codes.ts';
 import type { GuardMode } from './config.ts';
 import type { MutationPlan } from './guard.ts';
@@ -173,7 +174,7 @@ export function interpretMcpResult(result: CallToolResult): InterpretedResult {
     const inner = structured === undefined ? undefined : interpretToolResult(structured);
     const reasons = inner?.recognized === 'contract' ? inner.result.completeness.reasons : [];
     return {
-      result: errorResult({ type: 'mcp_tool_error', message: 'the MCP tool returned isError', reasons }),
+      result: errorResult({ type: MCP_TOOL_ERROR, message: 'the MCP tool returned isError', reasons }),
       recognized: inner?.recognized ?? 'unknown',
     };
   }

@@ -86,6 +86,8 @@ export interface ToolBinding<V, T, A = unknown> {
   toolName: string;
   spanName: string;
   toolType: string | undefined;
+  /** `gen_ai.tool.description`, recorded when given. */
+  toolDescription: string | undefined;
   /** Opted-in fields (global + tool), or undefined when none: the common case costs nothing. */
   recordArguments: FieldPolicies | undefined;
   recordResult: FieldPolicies | undefined;
@@ -116,6 +118,7 @@ export interface RunnerHooks {
 export interface BindOptions<V, T, A = unknown> {
   toolName: string;
   toolType?: string | undefined;
+  toolDescription?: string | undefined;
   recordArguments?: FieldPolicies | undefined;
   recordResult?: FieldPolicies | undefined;
   interpret: (value: V) => InterpretedResult<T>;
@@ -166,6 +169,7 @@ export class ToolCallRunner {
       toolName: options.toolName,
       spanName: toolSpanName(options.toolName),
       toolType: options.toolType,
+      toolDescription: options.toolDescription,
       recordArguments: merged(this.#config.record.arguments, options.recordArguments),
       recordResult: merged(this.#config.record.result, options.recordResult),
       interpret: options.interpret,
@@ -399,6 +403,7 @@ export class ToolCallRunner {
       [Attr.SEMCONV_VERSION]: SEMCONV_VERSION,
     };
     if (tool.toolType !== undefined) attributes[GenAi.TOOL_TYPE] = tool.toolType;
+    if (tool.toolDescription !== undefined) attributes[GenAi.TOOL_DESCRIPTION] = tool.toolDescription;
     if (session.agentName !== undefined) attributes[GenAi.AGENT_NAME] = session.agentName;
     if (session.agentId !== undefined) attributes[GenAi.AGENT_ID] = session.agentId;
     if (tool.recordArguments) {

@@ -3,6 +3,8 @@ import type { TracerProvider } from '@opentelemetry/api';
 import { trace } from '@opentelemetry/api';
 import type { Effect, WarningCode } from '../contract/codes.ts';
 import { MUTATION_BASES } from '../contract/codes.ts';
+import type { AgentInvocation } from './agent-span.ts';
+import { runAgent } from './agent-span.ts';
 import type { TooltrailConfig, TooltrailConfigInput } from './config.ts';
 import { FieldPoliciesSchema, parseConfig } from './config.ts';
 import type { GuardVerdict, MutationPlan } from './guard.ts';
@@ -41,6 +43,8 @@ export interface ToolDefinition<T = unknown> {
   name: string;
   /** `gen_ai.tool.type` (`function`, `extension`, `datastore`), recorded when given. */
   type?: string;
+  /** `gen_ai.tool.description`, recorded when given. */
+  description?: string;
   /** Opt-in recording of this tool's argument and result fields (added to the global lists). */
   record?: { arguments?: FieldPolicies; result?: FieldPolicies };
   /** Id of a returned item, so the guard can compare mutation targets with what reads returned. Default: `item.id`. */
@@ -129,6 +133,11 @@ export interface Tooltrail {
    * proxy that forwards the call only when `decision` is `allowed`.
    */
   judgeMutation<A>(session: Session, call: MutationCall<A>): MutationJudgement;
+  /**
+   * Runs one invocation of the session's agent inside an `invoke_agent {agent name}` span (GenAI conventions): the
+   * tool calls it makes are its children. A thrown error is recorded on the span and rethrown.
+   */
+  invokeAgent<R>(session: Session, fn: () => Promise<R> | R, invocation?: AgentInvocation): Promise<R>;
 }
 
 export function createTooltrail(options: TooltrailOptions = {}): Tooltrail {
@@ -151,6 +160,7 @@ export function createTooltrail(options: TooltrailOptions = {}): Tooltrail {
     return runner.bind<V, T, A>({
       toolName: def.name,
       toolType: def.type,
+      toolDescription: def.description,
       recordArguments: def.record?.arguments,
       recordResult: def.record?.result,
       interpret: (value: V) => interpretToolResult<T>(value),
@@ -185,6 +195,7 @@ export function createTooltrail(options: TooltrailOptions = {}): Tooltrail {
       });
       return runner.recordRead(tool, session, read.value, read.callId ?? globalThis.crypto.randomUUID());
     },
+    invokeAgent: (session, fn, invocation = {}) => runAgent(tracer, session, invocation, fn),
     judgeMutation<A>(session: Session, call: MutationCall<A>): MutationJudgement {
       validatePolicy(call.toolName, call.policy, 'mutation');
       const tool = runner.bind<unknown, unknown, A>({

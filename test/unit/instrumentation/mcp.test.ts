@@ -6,7 +6,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { z } from 'zod';
-import { Attr, GenAi, OtelAttr } from '../../../contract/index.ts';
+import { Attr, GenAi, MCP_TOOL_ERROR, OtelAttr } from '../../../contract/index.ts';
 import type { McpCallOutcome } from '../../../instrumentation/index.ts';
 import { completeResult, createTooltrail, instrumentMcpClient, partialResult } from '../../../instrumentation/index.ts';
 import { memoryTracing } from './fixtures/otel.ts';
@@ -135,7 +135,7 @@ test('an isError result is a span error without copying the tool output', async 
   await mcp.callTool(tt.session({ conversationId: 'mcp-5' }), { name: 'broken' });
   const span = await lastSpan();
   assert.equal(span.status.code, SpanStatusCode.ERROR);
-  assert.equal(span.attributes[OtelAttr.ERROR_TYPE], 'mcp_tool_error');
+  assert.equal(span.attributes[OtelAttr.ERROR_TYPE], MCP_TOOL_ERROR);
   assert.equal(span.attributes[Attr.RESULT_STATUS], 'error');
   assert.equal(JSON.stringify({ a: span.attributes, e: span.events, s: span.status }).includes(SECRET), false);
 });
