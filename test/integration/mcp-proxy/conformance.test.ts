@@ -1,7 +1,9 @@
 /**
  * The official MCP conformance suite (`@modelcontextprotocol/conformance`) against a server that exercises the
  * protocol (`@modelcontextprotocol/server-everything` over Streamable HTTP), directly and through the proxy, in the
- * same test: every scenario the bare server passes, the proxied one passes. Client mode too, where it applies
+ * same test: every scenario the bare server passes, the proxied one passes. The same against the repo's protocol
+ * server, whose tools send progress, log messages, sampling and elicitation requests back during a call (the
+ * scenarios server-everything cannot pass, and the relay's hardest paths). Client mode too, where it applies
  * (initialize, tools_call): the same SDK client directly and through the proxy's client side.
  * The suite needs Node 22 (fs.globSync): test/compat/node22 brings the npm registry's binary.
  */
@@ -22,8 +24,29 @@ const suite = join(ROOT, 'node_modules/@modelcontextprotocol/conformance/dist/in
 const LOCK = join(tmpdir(), 'tooltrail-compat-node22.lock');
 
 let everything: ChildProcess;
+let protocol: ChildProcess;
 let proxy: RunningProxy;
+let protocolProxy: RunningProxy;
 let bareUrl: string;
+let protocolUrl: string;
+
+/** Starts a server that prints `listening` on stderr once it accepts connections. */
+async function startServer(args: string[], port: number): Promise<ChildProcess> {
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+    cwd: ROOT,
+  });
+  await new Promise<void>((resolve, reject) => {
+    let err = '';
+    child.stderr?.on('data', (c: Buffer) => {
+      err += c.toString();
+      if (err.includes('listening')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${err}`)));
+  });
+  return child;
+}
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -43,27 +66,24 @@ before(async () => {
     assert.equal(r.status, 0, `npm ci in test/compat/node22 failed:\n${r.stderr}`);
   }
   const port = await freePort();
-  everything = spawn(process.execPath, [serverBin('server-everything'), 'streamableHttp'], {
-    env: { ...process.env, PORT: String(port) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  await new Promise<void>((resolve, reject) => {
-    let err = '';
-    everything.stderr?.on('data', (c: Buffer) => {
-      err += c.toString();
-      if (err.includes('listening')) resolve();
-    });
-    everything.once('exit', (code) => reject(new Error(`server-everything exited ${code}: ${err}`)));
-  });
+  everything = await startServer([serverBin('server-everything'), 'streamableHttp'], port);
   bareUrl = `http://127.0.0.1:${port}/mcp`;
   proxy = await startMcpProxy(loadMcpProxyConfig({ upstreamUrl: bareUrl, port: 0, otlpEndpoint: 'none' }), {
+    log: () => {},
+  });
+  const protocolPort = await freePort();
+  protocol = await startServer(['--import', 'tsx', join(ROOT, 'testkit/mcp/protocol-server.ts')], protocolPort);
+  protocolUrl = `http://127.0.0.1:${protocolPort}/mcp`;
+  protocolProxy = await startMcpProxy(loadMcpProxyConfig({ upstreamUrl: protocolUrl, port: 0, otlpEndpoint: 'none' }), {
     log: () => {},
   });
 });
 
 after(async () => {
   await proxy?.close();
+  await protocolProxy?.close();
   everything?.kill();
+  protocol?.kill();
 });
 
 /** Runs the suite (asynchronously: the proxy under test lives in this process) and reads its summary. */
@@ -122,6 +142,28 @@ test('server mode: the proxy passes every conformance scenario and check the bar
     const p = proxied.get(name);
     assert.ok(p, `scenario ${name} missing from the proxied run`);
     assert.ok(p.passed >= c.passed, `${name}: bare passed ${c.passed} checks, proxied ${p.passed}`);
+  }
+});
+
+test('server mode: progress, logging, sampling and elicitation during a call pass through the proxy as they pass directly', async (t) => {
+  const scenarios = [
+    'tools-call-with-progress',
+    'tools-call-with-logging',
+    'tools-call-sampling',
+    'tools-call-elicitation',
+  ];
+  const bare = await runSuite(['server', '--url', protocolUrl]);
+  const proxied = await runSuite(['server', '--url', protocolProxy.describe]);
+  t.diagnostic(
+    `protocol server bare: ${fullyPassed(bare).length} fully passed; proxied: ${fullyPassed(proxied).length}`,
+  );
+  for (const name of scenarios)
+    assert.ok(fullyPassed(bare).includes(name), `the bare protocol server fails ${name}: nothing to compare`);
+  for (const [name, c] of bare) {
+    assert.ok(
+      (proxied.get(name)?.passed ?? 0) >= c.passed,
+      `${name}: bare passed ${c.passed} checks, proxied ${proxied.get(name)?.passed}`,
+    );
   }
 });
 
