@@ -1,5 +1,7 @@
+import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { DEFAULT_PORT, parseTokenList, TOKENS_ENV } from '../collector/config.ts';
+import { DEFAULT_PORT, TOKENS_ENV } from '../collector/config.ts';
+import { parseTokenList, TokenConfigError } from '../platform/auth/tokens.ts';
 import { schemaConfigFromEnv } from '../schema/config.ts';
 import { loadServicesConfig } from '../services/config.ts';
 import { defaultPagesFile, startStack } from './stack/stack.ts';
@@ -11,6 +13,7 @@ export interface UpFlags {
   host: string;
   port: number;
   tokens?: string;
+  tokensFile?: string;
   evaluateEvery: number;
 }
 
@@ -23,7 +26,7 @@ export function registerUpCommand(program: Command): void {
     .option('--port <port>', 'collector port', (v) => Number.parseInt(v, 10), DEFAULT_PORT)
     .option(
       '--tokens <list>',
-      `collector bearer tokens "token=tenant,..." (or ${TOKENS_ENV}); none: no auth, loopback only`,
+      `collector bearer tokens "token=tenant,..." (visible in ps: prefer ${TOKENS_ENV} or --tokens-file); none: no auth, loopback only`,
     )
     .option(
       '--evaluate-every <seconds>',
@@ -31,10 +34,24 @@ export function registerUpCommand(program: Command): void {
       (v) => Number.parseInt(v, 10),
       DEFAULT_EVALUATE_EVERY_SECONDS,
     )
+    .option('--tokens-file <path>', 'read the collector tokens ("token=tenant,...", commas or new lines) from a file')
     .action(async (flags: UpFlags) => {
       const services = loadServicesConfig();
-      const tokenText = flags.tokens ?? process.env[TOKENS_ENV] ?? '';
-      const tokens = tokenText ? parseTokenList(tokenText, flags.tokens ? '--tokens' : TOKENS_ENV) : [];
+      // Checked before anything starts: a bad token must not leave ClickHouse started and migrated behind it.
+      let tokens: ReturnType<typeof parseTokenList>;
+      try {
+        const [tokenText, source] = flags.tokensFile
+          ? [readFileSync(flags.tokensFile, 'utf8').replace(/\s*\n\s*/g, ','), '--tokens-file']
+          : flags.tokens !== undefined
+            ? [flags.tokens, '--tokens']
+            : [process.env[TOKENS_ENV] ?? '', TOKENS_ENV];
+        tokens = tokenText.trim() ? parseTokenList(tokenText, source) : [];
+      } catch (err) {
+        if (!(err instanceof TokenConfigError) && (err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+        console.error(`tooltrail up: ${(err as Error).message}`);
+        process.exitCode = 2;
+        return;
+      }
       const log = (line: string) => console.log(line);
       if (tokens.length === 0)
         log(`collector    no tokens configured: running WITHOUT AUTH, loopback only (set --tokens or ${TOKENS_ENV})`);

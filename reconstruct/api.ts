@@ -22,7 +22,7 @@ import { errorBodySchema } from '../platform/http/error-body.ts';
 import { type SchemaConfig, SchemaConfigSchema } from '../schema/config.ts';
 import { type FindingResolver, findingResolverFor, reconstructFinding } from './finding.ts';
 import { NotFoundError, type ReconstructOptions, reconstructSession, reconstructTrace } from './reconstruct.ts';
-import { renderReconstructionHtml } from './render-html.ts';
+import { REPORT_CSP, renderReconstructionHtml } from './render-html.ts';
 import { type Reconstruction, reconstructionJsonSchema } from './timeline.ts';
 
 export interface ReconstructApiOptions {
@@ -126,6 +126,8 @@ async function reconstructApi(app: FastifyInstance, options: ReconstructApiOptio
     if (format === 'html') {
       return reply
         .type('text/html; charset=utf-8')
+        .header('content-security-policy', REPORT_CSP)
+        .header('x-content-type-options', 'nosniff')
         .serializer((s: unknown) => String(s))
         .send(renderReconstructionHtml(r));
     }

@@ -6,6 +6,9 @@
 import { clockTime, resultText, scopeText } from './render-terminal.ts';
 import type { CallEntry, Entry, GapEntry, Reconstruction, SessionTimeline } from './timeline.ts';
 
+/** The report's policy: no script, no fetch, its own inline styles only (a header too when the API serves it). */
+export const REPORT_CSP = "default-src 'none'; style-src 'unsafe-inline'";
+
 const ESC: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 export function esc(s: string | number | null | undefined): string {
   return String(s ?? '').replace(/[&<>"']/g, (c) => ESC[c] ?? c);
@@ -131,7 +134,7 @@ export function renderReconstructionHtml(r: Reconstruction): string {
   const title = `tooltrail reconstruction: ${r.subject.kind} ${r.subject.id}`;
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">
+<meta http-equiv="Content-Security-Policy" content="${REPORT_CSP}">
 <title>${esc(title)}</title><style>${CSS}</style></head>
 <body>
 <h1>${esc(title)}</h1>

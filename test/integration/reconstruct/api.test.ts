@@ -65,6 +65,17 @@ describe('reconstruction and verify over HTTP, and the CLI, against the real dat
     assert.match(html.body, /delete_service_accounts/);
   });
 
+  it('serves the HTML report with its Content-Security-Policy as a header, not only a <meta> tag', async () => {
+    const html = await app.inject({
+      method: 'GET',
+      headers: AUTH,
+      url: `/v1/reconstruct/sessions/${s.session}?format=html`,
+    });
+    assert.equal(html.statusCode, 200);
+    assert.equal(html.headers['content-security-policy'], "default-src 'none'; style-src 'unsafe-inline'");
+    assert.equal(html.headers['x-content-type-options'], 'nosniff');
+  });
+
   it('answers 404 with a typed error for a session that has no stored calls', async () => {
     const res = await app.inject({ method: 'GET', headers: AUTH, url: '/v1/reconstruct/sessions/never-seen' });
     assert.equal(res.statusCode, 404);
