@@ -30,6 +30,7 @@ import { createReadClickHouse } from '../platform/auth/read-clickhouse.ts';
 import { type ReadScope, ReadScopeError, resolveReadScope, withinScope } from '../platform/auth/read-scope.ts';
 import { TokenConfigError } from '../platform/auth/tokens.ts';
 import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
+import { sqlFiles } from '../platform/sql-files.ts';
 import { schemaConfigFromEnv } from '../schema/config.ts';
 import { loadServicesConfig } from '../services/config.ts';
 
@@ -98,6 +99,18 @@ function readScope(io: AlertsCliIo, flags: ScopeFlags): ReadScope {
 }
 
 const scopeTenant = (scope: ReadScope) => (scope.kind === 'tenant' ? scope.tenant : '');
+
+const sqlFile = sqlFiles(new URL('./sql/', import.meta.url));
+
+async function tenantHasToolCalls(ch: ClickHouseClient, database: string, tenant: string): Promise<boolean> {
+  const rs = await ch.query({
+    query: sqlFile('tenantHasToolCalls'),
+    query_params: { db: database, tenant },
+    format: 'JSONEachRow',
+  });
+  const [row] = await rs.json<{ has_data: boolean | number }>();
+  return Boolean(row?.has_data);
+}
 
 function config(io: AlertsCliIo, overrides: AlertsOverrides = {}) {
   return alertsConfigFromEnv(io.env, loadServicesConfig(io.env).alertmanager.url, overrides);
@@ -221,9 +234,16 @@ export function registerAlertsCommands(program: Command, io: AlertsCliIo = defau
       const c = config(io, { tenant: scopeTenant(scope) });
       const now = io.clock();
       const since = addSeconds(now, -(opts.since ? duration(opts.since) : c.findingActiveSeconds));
-      const detected = await withReadClickHouse(io, ({ ch, database }) =>
-        detect({ ch, database, config: c, now, since }),
-      );
+      const tenant = scopeTenant(scope);
+      const { detected, hasData } = await withReadClickHouse(io, async ({ ch, database }) => ({
+        detected: await detect({ ch, database, config: c, now, since }),
+        hasData: tenant === '' || (await tenantHasToolCalls(ch, database, tenant)),
+      }));
+      if (!hasData) {
+        io.err(
+          `tooltrail: tenant ${tenant} has no tool calls stored at all (a collector without auth stores them under tenant "default")`,
+        );
+      }
       const findings = withinScope(scope, detected.findings);
       if (opts.json) {
         io.out(JSON.stringify(findings, null, 2));

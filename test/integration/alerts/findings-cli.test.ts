@@ -116,6 +116,14 @@ describe('tooltrail findings', () => {
     assert.deepEqual(sessions, ['named-incomplete-evidence']);
   });
 
+  it('says on stderr that a tenant holds no tool calls at all, instead of a bare "no findings"', async () => {
+    const empty = await runAlertsCli(['findings', '--tenant', `${tenant}-typo`], env, () => now);
+    assert.match(empty.out, /no findings/);
+    assert.match(empty.err, new RegExp(`tenant ${tenant}-typo has no tool calls stored at all`));
+    const full = await runAlertsCli(['findings', '--tenant', tenant], env, () => now);
+    assert.doesNotMatch(full.err, /no tool calls stored/);
+  });
+
   it('prints one readable entry per finding without --json', async () => {
     const { out } = await runAlertsCli(['findings', '--tenant', tenant], env, () => now);
     assert.match(out, /critical\s+mutation_after_incomplete_read\s+[0-9a-f]{16}\s+tenant=\S+ owner=iam-oncall/);
