@@ -7,12 +7,22 @@ import { parseArgs } from 'node:util';
 import { clip, type FuzzTarget, type TargetReport } from './report.ts';
 import { targetSeed } from './rng.ts';
 import { otlpTarget, otlpThreadsTarget, probesTarget } from './targets/collector.ts';
+import { socketsTarget } from './targets/collector-sockets.ts';
 
 async function loadTargets(): Promise<FuzzTarget[]> {
   const { apiTarget } = await import('./targets/api.ts');
   const { cliTarget, cliDatabaseTarget } = await import('./targets/cli.ts');
   const { digestsTarget } = await import('./targets/digests.ts');
-  return [otlpTarget, otlpThreadsTarget, probesTarget, apiTarget, cliTarget, cliDatabaseTarget, digestsTarget];
+  return [
+    otlpTarget,
+    otlpThreadsTarget,
+    probesTarget,
+    socketsTarget,
+    apiTarget,
+    cliTarget,
+    cliDatabaseTarget,
+    digestsTarget,
+  ];
 }
 
 function print(r: TargetReport, ms: number): void {

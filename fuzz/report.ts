@@ -8,6 +8,8 @@ export type ViolationKind =
   | 'stack_trace'
   | 'not_one_line'
   | 'hang'
+  /** A connection closed and the collector still held its admission slot or bytes. */
+  | 'slot_leaked'
   /** Two implementations of one thing (the native row hasher and the JavaScript writer) answered differently. */
   | 'disagreement';
 
@@ -30,6 +32,7 @@ export class TargetReport {
     not_one_line: 0,
     hang: 0,
     disagreement: 0,
+    slot_leaked: 0,
   };
   readonly examples: Violation[] = [];
   /** Answers seen, by class (e.g. HTTP status, exit code): shows the cases reach past the first check. */
