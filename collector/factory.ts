@@ -54,7 +54,14 @@ export async function createCollector(
         })
       : undefined;
   const sink = options.sink ?? kafkaSink ?? createDiscardSink();
-  const app = await buildCollectorServer({ config, sink, metrics, logger: options.logger ?? false });
+  // Development (no auth): what senders get wrong goes to the console; otherwise to the logger at info level.
+  const app = await buildCollectorServer({
+    config,
+    sink,
+    metrics,
+    logger: options.logger ?? false,
+    ...(config.auth.mode === 'none' ? { senders: notify } : {}),
+  });
   return {
     app,
     sink,

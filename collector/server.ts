@@ -10,6 +10,7 @@ import health from './plugins/health.ts';
 import metricsPlugin from './plugins/metrics.ts';
 import otlpTraces from './plugins/otlp-traces.ts';
 import { PreparePool } from './prepare-pool.ts';
+import { SenderLog } from './sender-log.ts';
 import type { SpanSink } from './sink.ts';
 
 export interface CollectorServerOptions {
@@ -19,6 +20,8 @@ export interface CollectorServerOptions {
   logger?: FastifyServerOptions['logger'];
   /** Close the sink when the app closes (default true). */
   closeSink?: boolean;
+  /** Where rejection and flag reasons are told, once per minute per tenant (default: the logger, info level). */
+  senders?: (line: string) => void;
 }
 
 export async function buildCollectorServer(options: CollectorServerOptions): Promise<FastifyInstance> {
@@ -46,7 +49,8 @@ export async function buildCollectorServer(options: CollectorServerOptions): Pro
   await app.register(auth, config.auth);
   const pool = config.decodeThreads > 0 && sink.writeEncoded ? new PreparePool(config.decodeThreads) : undefined;
   if (pool) app.addHook('onClose', async () => pool.close());
-  await app.register(otlpTraces, { limits: config.limits, sink, metrics, ...(pool ? { pool } : {}) });
+  const senderLog = new SenderLog(options.senders ?? ((line) => app.log.info(line)));
+  await app.register(otlpTraces, { limits: config.limits, sink, metrics, senderLog, ...(pool ? { pool } : {}) });
   await app.register(health, { sink });
   await app.register(metricsPlugin, { metrics, token: config.metrics.token });
   if (options.closeSink ?? true) app.addHook('onClose', async () => sink.close());

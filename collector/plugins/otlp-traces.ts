@@ -21,6 +21,7 @@ import type { CollectorMetrics } from '../metrics.ts';
 import { type BodyFormat, type PreparedSummary, prepare } from '../prepare.ts';
 import { prepareProtobufFast } from '../prepare-fast.ts';
 import type { PreparePool } from '../prepare-pool.ts';
+import type { SenderLog } from '../sender-log.ts';
 import { retryAfterOf, type SpanSink } from '../sink.ts';
 
 export const TRACES_PATH = '/v1/traces';
@@ -33,6 +34,8 @@ export interface OtlpTracesOptions {
   metrics: CollectorMetrics;
   /** Decode threads, used when the sink takes per-trace messages (`writeEncoded`). */
   pool?: PreparePool;
+  /** Tells the operator each rejection and flag reason, once per minute per tenant. */
+  senderLog?: SenderLog;
 }
 
 type Format = BodyFormat;
@@ -127,6 +130,7 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
   const count = (summary: PreparedSummary, tenant: string) => {
     for (const [reason, n] of summary.byReason) metrics.spansRejected.inc(metrics.of(tenant, { reason }), n);
     for (const [reason, n] of summary.flagsByReason) metrics.spansFlagged.inc(metrics.of(tenant, { reason }), n);
+    if (summary.samples.length > 0) options.senderLog?.record(tenant, summary);
     if (summary.tenantOverrides > 0) metrics.tenantOverrides.inc(metrics.of(tenant), summary.tenantOverrides);
   };
 
