@@ -92,6 +92,28 @@ export function pipelineDashboard(): Dashboard {
   d.withPanel(
     grid.place(
       promTimeSeriesPanel({
+        title: 'Spans rejected or kept flagged, by tenant and reason, over the range',
+        description:
+          'What senders get wrong, over the dashboard range (set it to the last hour to see what is wrong now): spans rejected (partial_success) and spans kept but flagged for a contract mistake (a malformed tooltrail.* attribute, a tool call only by what it carries). Exporters often ignore partial_success: this is where it shows.',
+        unit: 'short',
+        queries: [
+          {
+            expr: 'sum by (tenant, reason) (increase(tooltrail_collector_spans_rejected_total[$__range]))',
+            legend: 'rejected {{tenant}}: {{reason}}',
+          },
+          {
+            expr: 'sum by (tenant, reason) (increase(tooltrail_collector_spans_flagged_total[$__range]))',
+            legend: 'flagged {{tenant}}: {{reason}}',
+          },
+        ],
+      }),
+      12,
+      9,
+    ),
+  );
+  d.withPanel(
+    grid.place(
+      promTimeSeriesPanel({
         title: 'Kafka consumer lag by partition',
         description: 'Messages between the ingest consumer group committed offset and the high watermark.',
         queries: [{ expr: 'sum by (partition) (tooltrail_ingest_consumer_lag)', legend: 'partition {{partition}}' }],
