@@ -63,6 +63,27 @@ export interface ReadOutcome<T = unknown, V = unknown> {
   nextStep: NextStep;
 }
 
+/** The outcome of a read, derived from its contract: one shape whether the tool ran here or elsewhere. */
+function readOutcome<T, V>(
+  callId: string,
+  sequence: number,
+  value: V,
+  result: ToolResult<T>,
+  recognized: Recognition,
+): ReadOutcome<T, V> {
+  return {
+    callId,
+    sequence,
+    value,
+    result,
+    recognized,
+    complete: result.completeness.complete,
+    items: result.items ?? [],
+    state: completenessState(result),
+    nextStep: nextStep(result),
+  };
+}
+
 export type MutationOutcome<T = unknown, V = unknown> =
   | ({ decision: 'allowed'; findings: [] } & ReadOutcome<T, V>)
   | ({
@@ -231,17 +252,7 @@ export class ToolCallRunner {
     const { result, recognized } = tool.interpret(value);
     const sequence = session.lastSequence;
     session.evidence.add(this.#record(tool, callId, sequence, result));
-    return {
-      callId,
-      sequence,
-      value,
-      result,
-      recognized,
-      complete: result.completeness.complete,
-      items: result.items ?? [],
-      state: completenessState(result),
-      nextStep: nextStep(result),
-    };
+    return readOutcome(callId, sequence, value, result, recognized);
   }
 
   read<V, T, A>(
@@ -452,17 +463,7 @@ export class ToolCallRunner {
         if (recorded !== undefined) span.setAttribute(GenAi.TOOL_CALL_RESULT, recorded);
       }
       if (isEvidence) session.evidence.add(this.#record(tool, callId, sequence, result));
-      return {
-        callId,
-        sequence,
-        value,
-        result,
-        recognized,
-        complete: result.completeness.complete,
-        items: result.items ?? [],
-        state: completenessState(result),
-        nextStep: nextStep(result),
-      };
+      return readOutcome(callId, sequence, value, result, recognized);
     } finally {
       span.end();
     }
