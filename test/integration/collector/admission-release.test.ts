@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { TOKEN_A, TOKEN_B } from '../../unit/collector/fixtures.ts';
-import { type RunningCollector, startCollector } from './harness.ts';
+import { inFlight, type RunningCollector, startCollector, until } from './harness.ts';
 
 /** Writes `bytes` on a fresh connection and resolves once the collector closed it (or after the reply). */
 function sendRaw(port: number, bytes: string): Promise<string> {
@@ -23,23 +23,6 @@ function sendRaw(port: number, bytes: string): Promise<string> {
       socket.write(bytes, 'latin1', (err) => (err ? reject(err) : socket.end()));
     });
   });
-}
-
-async function inFlight(c: RunningCollector): Promise<{ requests: number; bytes: number }> {
-  const text = await c.collector.metrics.render();
-  const read = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 'NaN');
-  return {
-    requests: read('tooltrail_collector_in_flight_requests'),
-    bytes: read('tooltrail_collector_in_flight_bytes'),
-  };
-}
-
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  assert.fail(`never became true: ${what}`);
 }
 
 function portOf(c: RunningCollector): number {
@@ -67,7 +50,7 @@ describe('collector admission: slots are released on every path', () => {
       `Authorization: Bearer ${TOKEN_A}\r\n\r\n{}garbage\r\n\r\n`;
     // Three times the slot count: had one leaked per connection, every slot would be gone.
     for (let i = 0; i < 24; i++) await sendRaw(portOf(c), pipelined);
-    await until(async () => (await inFlight(c)).requests === 0, 'in_flight_requests back to 0');
+    await until(async () => (await inFlight(c)).requests === 0, 'in_flight_requests back to 0', 200);
     assert.deepEqual(await inFlight(c), { requests: 0, bytes: 0 });
     const res = await exportOk(c, TOKEN_B);
     assert.equal(res.status, 200, 'another tenant is still admitted');
@@ -78,7 +61,7 @@ describe('collector admission: slots are released on every path', () => {
       'POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n' +
       `Authorization: Bearer ${TOKEN_A}\r\n\r\n{"resourceSpans":[`;
     for (let i = 0; i < 24; i++) await sendRaw(portOf(c), partial);
-    await until(async () => (await inFlight(c)).requests === 0, 'in_flight_requests back to 0');
+    await until(async () => (await inFlight(c)).requests === 0, 'in_flight_requests back to 0', 200);
     assert.deepEqual(await inFlight(c), { requests: 0, bytes: 0 });
     assert.equal((await exportOk(c, TOKEN_B)).status, 200);
   });

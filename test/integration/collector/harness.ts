@@ -1,4 +1,5 @@
 /** A real collector on a free port in front of the real Kafka, a fresh topic per test file, and a topic reader. */
+import assert from 'node:assert/strict';
 import type { CollectorConfigInput } from '../../../collector/config.ts';
 import { type Collector, createCollector } from '../../../collector/factory.ts';
 import {
@@ -99,4 +100,23 @@ export function spanIdsOf(messages: ProducedMessage[]): string[] {
 /** A request body `fetch` accepts (its types refuse a Buffer over a shared ArrayBuffer). */
 export function body(b: Buffer | string): string | Uint8Array<ArrayBuffer> {
   return typeof b === 'string' ? b : Uint8Array.from(b);
+}
+
+/** The collector's admission gauges, read from its own /metrics text. */
+export async function inFlight(c: RunningCollector): Promise<{ requests: number; bytes: number }> {
+  const text = await c.collector.metrics.render();
+  const read = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 'NaN');
+  return {
+    requests: read('tooltrail_collector_in_flight_requests'),
+    bytes: read('tooltrail_collector_in_flight_bytes'),
+  };
+}
+
+/** Polls `check` every 25 ms, `tries` times at most, and fails naming `what`. */
+export async function until(check: () => Promise<boolean>, what: string, tries: number): Promise<void> {
+  for (let i = 0; i < tries; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  assert.fail(`never became true: ${what}`);
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, it } from 'node:test';
 import { TOKEN_A, TOKEN_B } from '../../unit/collector/fixtures.ts';
-import { type RunningCollector, startCollector } from './harness.ts';
+import { inFlight, type RunningCollector, startCollector, until } from './harness.ts';
 
 interface OpenRequest {
   socket: Socket;
@@ -38,23 +38,6 @@ function openRequest(c: RunningCollector, token: string, length: number, bodySta
   });
 }
 
-async function gauges(c: RunningCollector): Promise<{ requests: number; bytes: number }> {
-  const text = await c.collector.metrics.render();
-  const read = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1] ?? 'NaN');
-  return {
-    requests: read('tooltrail_collector_in_flight_requests'),
-    bytes: read('tooltrail_collector_in_flight_bytes'),
-  };
-}
-
-async function until(check: () => Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 400; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  assert.fail(`never became true: ${what}`);
-}
-
 const exportAs = (c: RunningCollector, token: string) =>
   fetch(c.url, {
     method: 'POST',
@@ -80,18 +63,18 @@ describe('collector against slow and lying clients', () => {
     const running = c;
     const slow = await openRequest(running, TOKEN_A, 100, '{"resourceSpans":');
     open.push(slow);
-    await until(async () => (await gauges(running)).requests === 1, 'the slow request holds a slot');
+    await until(async () => (await inFlight(running)).requests === 1, 'the slow request holds a slot', 400);
     await slow.closed;
     assert.match(slow.received(), /^HTTP\/1\.1 408 /);
-    await until(async () => (await gauges(running)).requests === 0, 'the slot came back');
-    assert.deepEqual(await gauges(running), { requests: 0, bytes: 0 });
+    await until(async () => (await inFlight(running)).requests === 0, 'the slot came back', 400);
+    assert.deepEqual(await inFlight(running), { requests: 0, bytes: 0 });
   });
 
   it('one credential holding every slot it may have with slow bodies does not lock another tenant out', async () => {
     c = await startCollector({ sink: 'discard', limits: { maxConcurrentRequests: 8, tenantShare: 0.25 } });
     const running = c;
     for (let i = 0; i < 2; i++) open.push(await openRequest(running, TOKEN_A, 1_000, '{'));
-    await until(async () => (await gauges(running)).requests === 2, 'tenant A holds its two slots');
+    await until(async () => (await inFlight(running)).requests === 2, 'tenant A holds its two slots', 400);
     const third = await openRequest(running, TOKEN_A, 1_000, '{');
     open.push(third);
     await third.closed;
@@ -110,8 +93,9 @@ describe('collector against slow and lying clients', () => {
     const running = c;
     open.push(await openRequest(running, TOKEN_A, 900_000));
     await until(
-      async () => (await gauges(running)).bytes === 900_000,
+      async () => (await inFlight(running)).bytes === 900_000,
       'the declared length is reserved before any body byte',
+      400,
     );
     const second = await openRequest(running, TOKEN_A, 900_000);
     open.push(second);
@@ -120,7 +104,7 @@ describe('collector against slow and lying clients', () => {
     assert.match(second.received(), /this credential's share of request memory/);
     assert.equal((await exportAs(running, TOKEN_B)).status, 200, 'another tenant still has its share');
     for (const o of open) o.socket.destroy();
-    await until(async () => (await gauges(running)).requests === 0, 'every slot came back');
-    assert.deepEqual(await gauges(running), { requests: 0, bytes: 0 });
+    await until(async () => (await inFlight(running)).requests === 0, 'every slot came back', 400);
+    assert.deepEqual(await inFlight(running), { requests: 0, bytes: 0 });
   });
 });
