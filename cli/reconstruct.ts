@@ -16,7 +16,7 @@ import {
   TraceIdSchema,
 } from '../contract/ids.ts';
 import { createReadClickHouse } from '../platform/auth/read-clickhouse.ts';
-import { ReadScopeError, resolveReadScope } from '../platform/auth/read-scope.ts';
+import { ReadScopeError, resolveSubjectReadScope } from '../platform/auth/read-scope.ts';
 import { API_TOKEN_ENV, API_TOKENS_ENV, TokenConfigError, TokenDirectory } from '../platform/auth/tokens.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { type FindingResolver, findingResolverFor, reconstructFinding } from '../reconstruct/finding.ts';
@@ -33,6 +33,7 @@ interface ReconstructFlags {
   finding?: string;
   tenant?: string;
   token?: string;
+  allTenants?: boolean;
   json?: boolean;
   html?: string;
   maxCalls?: number;
@@ -70,14 +71,15 @@ async function run(fn: () => Promise<number>): Promise<void> {
 class UsageError extends Error {}
 
 /**
- * The tenant a read command is confined to: with a token (--token or TOOLTRAIL_API_TOKEN) the token's, as for
- * `findings` and `warnings` (platform/auth/read-scope.ts); without one the operator's --tenant, or none.
+ * The tenant a read command is confined to (platform/auth/read-scope.ts): a token's, or the operator's --tenant;
+ * every tenant with --all-tenants (said on stderr), or with no scope named only where no tokens are configured.
  */
-function scopedTenant(flags: { token?: string; tenant?: string }): string | undefined {
+function scopedTenant(flags: { token?: string; tenant?: string; allTenants?: boolean }): string | undefined {
   const tenant = flags.tenant === undefined ? undefined : parseId(TenantSchema, flags.tenant, '--tenant');
-  if (!(flags.token ?? process.env[API_TOKEN_ENV])) return tenant;
-  const scope = resolveReadScope({ token: flags.token, tenant }, process.env);
-  return scope.kind === 'tenant' ? scope.tenant : undefined;
+  const scope = resolveSubjectReadScope({ token: flags.token, tenant, allTenants: flags.allTenants }, process.env);
+  if (scope.kind === 'tenant') return scope.tenant;
+  if (flags.allTenants) console.error('tooltrail: every tenant (--all-tenants, operator mode)');
+  return undefined;
 }
 
 /** Errors of a database that is not there yet or a server that is down: one line with the fix. */
@@ -97,8 +99,12 @@ export function registerReconstructCommands(program: Command): void {
     .option('--session <id>', 'agent session (gen_ai.conversation.id)')
     .option('--trace <id>', 'trace id (32 hex): every session that ran in it')
     .option('--finding <fingerprint>', 'an alert finding: the session it is about')
-    .option('--tenant <tenant>', 'tenant (default: every tenant holding the session or trace)')
+    .option('--tenant <tenant>', 'only this tenant (required, or --token / --all-tenants, once tokens are configured)')
     .option('--token <token>', `read as this API token's tenant only (or ${API_TOKEN_ENV})`)
+    .option(
+      '--all-tenants',
+      'operator: every tenant holding the session, trace or finding (the default without tokens)',
+    )
     .option('--json', 'print the reconstruction as JSON (schema: --schema)')
     .option('--html <file>', 'write a self-contained HTML report to <file>')
     .option('--max-calls <n>', 'most calls loaded per session (default 5000)', (v) => Number.parseInt(v, 10))
@@ -155,41 +161,43 @@ export function registerReconstructCommands(program: Command): void {
   program
     .command('verify')
     .description('recompute the per-tenant, per-hour digests and report rows changed, deleted or added since written')
-    .option('--tenant <tenant>', 'only this tenant (default: every tenant)')
+    .option('--tenant <tenant>', 'only this tenant (required, or --token / --all-tenants, once tokens are configured)')
     .option('--token <token>', `verify this API token's tenant only (or ${API_TOKEN_ENV})`)
+    .option('--all-tenants', 'operator: every tenant (the default without tokens)')
     .option('--from <time>', 'start of the range: ISO 8601 or e.g. 24h ago as "-24h" (default: -24h)')
     .option('--to <time>', 'end of the range, exclusive (default: now)')
     .option('--json', 'print the report as JSON')
-    .action((flags: { tenant?: string; token?: string; from?: string; to?: string; json?: boolean }) =>
-      run(async () => {
-        const now = new Date();
-        let from: Date;
-        let to: Date;
-        try {
-          from = parseTimeOption(flags.from ?? '-24h', now);
-          to = parseTimeOption(flags.to ?? 'now', now);
-        } catch (err) {
-          throw new UsageError((err as Error).message);
-        }
-        if (from >= to) throw new UsageError('--from must be before --to');
-        const rangeProblem = verifyRangeProblem(from, to);
-        if (rangeProblem) throw new UsageError(rangeProblem);
-        const tenant = scopedTenant(flags);
-        const schema = schemaConfigFromEnv();
-        const ch = clickhouse();
-        try {
-          const report = await verifyDigests(ch, schema, {
-            ...createVerifyOptions(process.env),
-            from,
-            to,
-            ...(tenant ? { tenant } : {}),
-          });
-          console.log(flags.json ? JSON.stringify(report, null, 2) : renderVerifyText(report));
-          return report.ok ? 0 : 1;
-        } finally {
-          await ch.close();
-        }
-      }),
+    .action(
+      (flags: { tenant?: string; token?: string; allTenants?: boolean; from?: string; to?: string; json?: boolean }) =>
+        run(async () => {
+          const now = new Date();
+          let from: Date;
+          let to: Date;
+          try {
+            from = parseTimeOption(flags.from ?? '-24h', now);
+            to = parseTimeOption(flags.to ?? 'now', now);
+          } catch (err) {
+            throw new UsageError((err as Error).message);
+          }
+          if (from >= to) throw new UsageError('--from must be before --to');
+          const rangeProblem = verifyRangeProblem(from, to);
+          if (rangeProblem) throw new UsageError(rangeProblem);
+          const tenant = scopedTenant(flags);
+          const schema = schemaConfigFromEnv();
+          const ch = clickhouse();
+          try {
+            const report = await verifyDigests(ch, schema, {
+              ...createVerifyOptions(process.env),
+              from,
+              to,
+              ...(tenant ? { tenant } : {}),
+            });
+            console.log(flags.json ? JSON.stringify(report, null, 2) : renderVerifyText(report));
+            return report.ok ? 0 : 1;
+          } finally {
+            await ch.close();
+          }
+        }),
     );
 
   program

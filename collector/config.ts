@@ -8,7 +8,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { TENANT_REGEX, TENANT_RULE } from '../contract/ids.ts';
 import { isLoopback } from '../platform/auth/loopback.ts';
-import { splitTokenList, type TokenEntry } from '../platform/auth/tokens.ts';
+import { COLLECTOR_TOKENS_ENV, splitTokenList, type TokenEntry } from '../platform/auth/tokens.ts';
 import { loadConnectionSettings } from '../platform/connections.ts';
 
 /** OTLP/HTTP's default port. */
@@ -46,7 +46,7 @@ export const DEFAULT_DECODE_THREADS = 0;
  */
 export const DEFAULT_PRODUCERS = 1;
 export const DEFAULT_NO_AUTH_TENANT = 'default';
-export const TOKENS_ENV = 'TOOLTRAIL_COLLECTOR_TOKENS';
+export const TOKENS_ENV = COLLECTOR_TOKENS_ENV;
 export const METRICS_TOKEN_ENV = 'TOOLTRAIL_COLLECTOR_METRICS_TOKEN';
 
 export type { TokenEntry };

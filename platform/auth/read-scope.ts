@@ -8,7 +8,7 @@
  * - no token: the operator names the scope, `--tenant <t>` (one tenant) or `--all-tenants` (every tenant, said on
  *   stderr). There is no implicit default, so one output never mixes tenants by accident.
  */
-import { API_TOKEN_ENV, API_TOKENS_ENV, TokenDirectory } from './tokens.ts';
+import { API_TOKEN_ENV, API_TOKENS_ENV, COLLECTOR_TOKENS_ENV, TokenDirectory } from './tokens.ts';
 
 export type ReadScope = { kind: 'tenant'; tenant: string; via: 'token' | 'flag' } | { kind: 'all' };
 
@@ -20,6 +20,22 @@ export interface ReadScopeFlags {
 
 export class ReadScopeError extends Error {
   override name = 'ReadScopeError';
+}
+
+/**
+ * `reconstruct` and `verify`: the same rule, except that where no token list is configured at all (local
+ * no-auth mode) a read naming no scope reads every tenant, as a laptop user expects. As soon as tokens exist
+ * (TOOLTRAIL_API_TOKENS or the collector's TOOLTRAIL_COLLECTOR_TOKENS), the read must name its scope.
+ */
+export function resolveSubjectReadScope(flags: ReadScopeFlags, env: NodeJS.ProcessEnv): ReadScope {
+  if (flags.token ?? env[API_TOKEN_ENV]) return resolveReadScope(flags, env);
+  if (flags.tenant !== undefined || flags.allTenants) return resolveReadScope(flags, env);
+  const configured = [API_TOKENS_ENV, COLLECTOR_TOKENS_ENV].filter((k) => (env[k] ?? '').trim() !== '');
+  if (configured.length > 0)
+    throw new ReadScopeError(
+      `tokens are configured (${configured.join(', ')}), so a read names its scope: give --token (or ${API_TOKEN_ENV}), --tenant <tenant>, or --all-tenants (operator: every tenant)`,
+    );
+  return { kind: 'all' };
 }
 
 export function resolveReadScope(flags: ReadScopeFlags, env: NodeJS.ProcessEnv): ReadScope {

@@ -11,6 +11,8 @@ export const API_TOKENS_ENV = 'TOOLTRAIL_API_TOKENS';
 /** The one token a CLI user presents (like `--token`). */
 export const API_TOKEN_ENV = 'TOOLTRAIL_API_TOKEN';
 export const MIN_TOKEN_LENGTH = 16;
+/** The collector's write tokens, same format. */
+export const COLLECTOR_TOKENS_ENV = 'TOOLTRAIL_COLLECTOR_TOKENS';
 
 export interface TokenEntry {
   token: string;
