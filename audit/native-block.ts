@@ -1,0 +1,238 @@
+/**
+ * The Native block layout the audit reads (platform/native/encode.ts, ingest/wire-columns.ts write it): the header,
+ * where each column's parts start, every extent and offset checked before a row is walked, and the columns bound to
+ * a table's canonical spec. Shared by the JavaScript canonical writer (native-canonical.ts) and the native hasher's
+ * column descriptors (native-entries.ts).
+ */
+import type { Buffer } from 'node:buffer';
+import { type ColumnType, type TableSpec, TOOL_CALLS_SPEC } from './canonical.ts';
+
+// How a column's bytes are laid out (Native), by the type name in the block header.
+export const STR = 0;
+export const BOOL = 1;
+export const U64 = 2;
+export const I64 = 3;
+export const NULL_U64 = 4;
+export const NULL_I64 = 5;
+export const ARR_STR = 6;
+export const ARR_I64 = 7;
+export const MAP = 8;
+export const ARR_MAP = 9;
+/** tool_calls.duration_ns: not in the block, derived from start_time and end_time as the table's ALIAS does. */
+export const DURATION = 10;
+/** An array or map column empty in every row of the block (links, events, evidence: usually): `[]`, nothing read. */
+export const EMPTY = 11;
+
+const LAYOUTS: Record<string, number> = {
+  String: STR,
+  Bool: BOOL,
+  UInt64: U64,
+  Int64: I64,
+  "DateTime64(9, 'UTC')": I64,
+  'Nullable(UInt64)': NULL_U64,
+  'Nullable(Int64)': NULL_I64,
+  'Array(String)': ARR_STR,
+  "Array(DateTime64(9, 'UTC'))": ARR_I64,
+  'Map(String, String)': MAP,
+  'Array(Map(String, String))': ARR_MAP,
+};
+
+// Which layouts each canonical type may come from (anything else is a schema drift: refused).
+const ACCEPTS: Record<ColumnType, readonly number[]> = {
+  string: [STR],
+  bool: [BOOL],
+  uint: [U64],
+  nullable_int: [NULL_U64, NULL_I64],
+  time: [I64],
+  strings: [ARR_STR],
+  times: [ARR_I64],
+  map: [MAP],
+  maps: [ARR_MAP],
+};
+
+// The last string read: where its bytes start and how many (module registers: no tuple per string on the hot path).
+export let strStart = 0;
+export let strLen = 0;
+
+/** Reads the Native string (varint length + bytes) at `at` into strStart/strLen; returns the position after it. */
+export function readString(b: Buffer, at: number): number {
+  let c = b[at++]!;
+  if (c < 0x80) {
+    strStart = at;
+    strLen = c;
+    return at + c;
+  }
+  let len = c & 0x7f;
+  let mul = 128;
+  for (;;) {
+    if (!(at < b.length)) throw new Error('native block: truncated varint');
+    c = b[at++]!;
+    len += (c & 0x7f) * mul;
+    if (c < 0x80) break;
+    mul *= 128;
+  }
+  strStart = at;
+  strLen = len;
+  return at + len;
+}
+
+function readVarint(b: Buffer, at: number): [value: number, next: number] {
+  let v = 0;
+  let mul = 1;
+  for (;;) {
+    if (!(at < b.length)) throw new Error('native block: truncated varint');
+    const c = b[at++]!;
+    v += (c & 0x7f) * mul;
+    if (c < 0x80) return [v, at];
+    mul *= 128;
+  }
+}
+
+export function u32At(b: Buffer, at: number): number {
+  return (b[at]! | (b[at + 1]! << 8) | (b[at + 2]! << 16)) + b[at + 3]! * 16777216;
+}
+
+/** A UInt64 offset (cumulative array end) as a number: offsets stay far below 2^53. */
+export function u64At(b: Buffer, at: number): number {
+  return u32At(b, at) + u32At(b, at + 4) * 4294967296;
+}
+
+/** Position after `count` Native strings starting at `at`. */
+function skipStrings(b: Buffer, at: number, count: number): number {
+  for (let i = 0; i < count; i++) {
+    const c = b[at]!;
+    at = c < 0x80 ? at + 1 + c : readString(b, at);
+  }
+  if (!(at <= b.length)) throw new Error('native block: string past the end');
+  return at;
+}
+
+/** Where one column's parts start; cursors advance row by row. */
+export interface Column {
+  /** Its layout by type name (what the spec checks). */
+  declared: number;
+  /** How its values are written: `declared`, or EMPTY. */
+  layout: number;
+  /** STR: string cursor; fixed-width: values; NULL_*: null map; arrays and maps: (outer) offsets. */
+  a: number;
+  /** NULL_*: values; ARR_STR: element cursor; ARR_I64: elements; MAP: key cursor; ARR_MAP: inner offsets. */
+  b: number;
+  /** MAP: value cursor; ARR_MAP: key cursor. */
+  c: number;
+  /** ARR_MAP: value cursor. */
+  d: number;
+  /** Arrays and maps: the previous row's cumulative end (outer). */
+  end: number;
+  /** ARR_MAP: the previous map's cumulative pair end. */
+  end2: number;
+}
+
+export function column(layout: number, a = 0, b = 0, c = 0, d = 0): Column {
+  return { declared: layout, layout, a, b, c, d, end: 0, end2: 0 };
+}
+
+/**
+ * Checks `count` cumulative offsets at `at`: non-decreasing up to the last. Then every row's range lies within
+ * the elements the column's extent was checked for, and no loop over a row's elements can run past them (a
+ * corrupted offset would otherwise make one row loop up to 2^53 times).
+ */
+function checkOffsets(b: Buffer, at: number, count: number, name: string): void {
+  let previous = 0;
+  for (let i = 0; i < count; i++) {
+    const end = u64At(b, at + 8 * i);
+    if (!(end >= previous)) throw new Error(`native block: column ${name} has offsets out of order`);
+    previous = end;
+  }
+}
+
+/** Parses the block's header and finds each column's parts (one pass over the string lengths). */
+export function columnsOf(body: Buffer): { rows: number; byName: Map<string, Column> } {
+  let at = 0;
+  let ncols: number;
+  let rows: number;
+  [ncols, at] = readVarint(body, at);
+  [rows, at] = readVarint(body, at);
+  const byName = new Map<string, Column>();
+  for (let i = 0; i < ncols; i++) {
+    let len: number;
+    [len, at] = readVarint(body, at);
+    const name = body.toString('utf8', at, at + len);
+    at += len;
+    [len, at] = readVarint(body, at);
+    const type = body.toString('utf8', at, at + len);
+    at += len;
+    const layout = LAYOUTS[type];
+    if (layout === undefined) throw new Error(`native block: column ${name} has unsupported type ${type}`);
+    const start = at;
+    const lastEnd = (base: number) => (rows === 0 ? 0 : u64At(body, base + 8 * (rows - 1)));
+    switch (layout) {
+      case STR:
+        at = skipStrings(body, at, rows);
+        byName.set(name, column(layout, start));
+        break;
+      case BOOL:
+        at += rows;
+        byName.set(name, column(layout, start));
+        break;
+      case U64:
+      case I64:
+        at += 8 * rows;
+        byName.set(name, column(layout, start));
+        break;
+      case NULL_U64:
+      case NULL_I64:
+        at += 9 * rows;
+        byName.set(name, column(layout, start, start + rows));
+        break;
+      case ARR_STR: {
+        const elements = start + 8 * rows;
+        at = skipStrings(body, elements, lastEnd(start));
+        byName.set(name, column(layout, start, elements));
+        break;
+      }
+      case ARR_I64: {
+        const elements = start + 8 * rows;
+        at = elements + 8 * lastEnd(start);
+        byName.set(name, column(layout, start, elements));
+        break;
+      }
+      case MAP: {
+        const keys = start + 8 * rows;
+        const pairs = lastEnd(start);
+        const values = skipStrings(body, keys, pairs);
+        at = skipStrings(body, values, pairs);
+        byName.set(name, column(layout, start, keys, values));
+        break;
+      }
+      default: {
+        // ARR_MAP: outer offsets (rows), inner offsets (maps), keys, values.
+        const inner = start + 8 * rows;
+        const maps = lastEnd(start);
+        const keys = inner + 8 * maps;
+        const pairs = maps === 0 ? 0 : u64At(body, inner + 8 * (maps - 1));
+        const values = skipStrings(body, keys, pairs);
+        at = skipStrings(body, values, pairs);
+        byName.set(name, column(layout, start, inner, keys, values));
+      }
+    }
+    // Negated so that NaN (offsets read past a truncated body) is refused too.
+    if (!(at <= body.length)) throw new Error(`native block: column ${name} runs past the end`);
+    if (layout >= ARR_STR) checkOffsets(body, start, rows, name);
+    if (layout === ARR_MAP) checkOffsets(body, start + 8 * rows, lastEnd(start), name);
+    const col = byName.get(name)!;
+    if (layout >= ARR_STR && lastEnd(start) === 0) col.layout = EMPTY;
+  }
+  return { rows, byName };
+}
+
+/** The spec's columns in canonical order, each bound to its column in the block. */
+export function bind(spec: TableSpec, byName: Map<string, Column>): Column[] {
+  return spec.columns.map(([name, type]) => {
+    const col = byName.get(name);
+    if (!col && spec === TOOL_CALLS_SPEC && name === 'duration_ns') return column(DURATION);
+    if (!col) throw new Error(`native block for ${spec.table} has no column ${name}`);
+    if (!ACCEPTS[type].includes(col.declared))
+      throw new Error(`native block: ${spec.table}.${name} has the wrong type`);
+    return col;
+  });
+}
