@@ -18,7 +18,10 @@ export const TooltrailConfigSchema = z.object({
   onUnsafeEvidence: z.enum(['refused', 'review_requested']),
   /** Opt-in recording of tool arguments / results, for every tool (a tool's own list adds to it). */
   record: z.object({ arguments: FieldPoliciesSchema, result: FieldPoliciesSchema }),
-  /** Key for HMAC hashing of `hash` fields; without it hashes are plain SHA-256. */
+  /**
+   * Key for HMAC hashing of `hash` fields (default: $TOOLTRAIL_HASH_KEY); without one hashes are plain SHA-256,
+   * and the library warns once when a field is marked `hash`.
+   */
   hashKey: z.string().min(16).optional(),
   /** Longest recorded arguments / result JSON, in characters. */
   maxRecordedChars: z.number().int().positive(),
@@ -55,17 +58,31 @@ export type TooltrailConfigInput = Partial<Omit<TooltrailConfig, 'record'>> & {
   record?: Partial<TooltrailConfig['record']>;
 };
 
+/** Where a hash key comes from when the code gives none, so that a deployment can key hashes without a code change. */
+export const HASH_KEY_ENV = 'TOOLTRAIL_HASH_KEY';
+
 /** Merge over the defaults and validate; a bad option fails here, at start, naming every bad key. */
-export function parseConfig(input: TooltrailConfigInput = {}): TooltrailConfig {
+export function parseConfig(
+  input: TooltrailConfigInput = {},
+  env: Readonly<Record<string, string | undefined>> = {},
+): TooltrailConfig {
   const defaults = defaultConfig();
-  const merged = { ...defaults, ...input, record: { ...defaults.record, ...input.record } };
+  const envKey = input.hashKey === undefined && env[HASH_KEY_ENV] ? env[HASH_KEY_ENV] : undefined;
+  const merged = {
+    ...defaults,
+    ...input,
+    ...(envKey !== undefined ? { hashKey: envKey } : {}),
+    record: { ...defaults.record, ...input.record },
+  };
   const parsed = TooltrailConfigSchema.safeParse(merged);
   if (!parsed.success) {
     const problems = parsed.error.issues.flatMap((i) =>
       // An unknown key is named in full (`tooltrail.warningPolicy.STALE`), like any other bad key.
       i.code === 'unrecognized_keys'
         ? i.keys.map((k) => `tooltrail.${[...i.path, k].join('.')}: unknown key`)
-        : [`tooltrail.${i.path.join('.')}: ${i.message}`],
+        : [
+            `${envKey !== undefined && i.path[0] === 'hashKey' ? HASH_KEY_ENV : `tooltrail.${i.path.join('.')}`}: ${i.message}`,
+          ],
     );
     throw new Error(`invalid tooltrail configuration: ${problems.join('; ')}`);
   }

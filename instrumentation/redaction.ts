@@ -10,6 +10,8 @@ export type FieldPolicy = 'raw' | 'hash';
 export type FieldPolicies = Readonly<Record<string, FieldPolicy>>;
 
 export interface Redactor {
+  /** Whether `hash` fields are keyed (HMAC-SHA256) rather than plain SHA-256. */
+  readonly keyed: boolean;
   /** JSON of the opted-in fields of `value`, or undefined when nothing is opted in or nothing matched. */
   project(value: unknown, policies: FieldPolicies): string | undefined;
 }
@@ -26,6 +28,7 @@ export function createRedactor(options: { hashKey?: string; maxChars: number }):
       : `hmac-sha256:${createHmac('sha256', options.hashKey).update(text).digest('hex')}`;
   };
   return {
+    keyed: options.hashKey !== undefined,
     project(value, policies) {
       const paths = Object.entries(policies);
       if (paths.length === 0) return undefined;
@@ -76,6 +79,15 @@ function setKey(obj: Record<string, unknown> | undefined, key: string, value: un
   target[key] = value;
   return target;
 }
+
+/** Whether any field of these policies is hashed. */
+export function hashesAny(...policies: (FieldPolicies | undefined)[]): boolean {
+  return policies.some((p) => p !== undefined && Object.values(p).includes('hash'));
+}
+
+/** Said once per instrumentation when a field is marked `hash` and no key is configured. */
+export const UNKEYED_HASH_WARNING =
+  'tooltrail: fields marked `hash` are recorded as plain SHA-256, which a dictionary reverses for short or guessable values (ids, e-mail addresses, PINs); set hashKey or TOOLTRAIL_HASH_KEY (16+ characters) for HMAC-SHA256';
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -20,7 +20,7 @@ import type { GuardFinding, GuardVerdict, MutationPlan, ReviewRequest } from './
 import { decideMutation } from './guard.ts';
 import { planFromLedger } from './ledger-evidence.ts';
 import type { MutationPolicy } from './policy.ts';
-import type { FieldPolicies, Redactor } from './redaction.ts';
+import { type FieldPolicies, hashesAny, type Redactor, UNKEYED_HASH_WARNING } from './redaction.ts';
 import type { CompletenessState, InterpretedResult, NextStep, Recognition } from './results.ts';
 import { completenessState, errorResult, nextStep } from './results.ts';
 import type { EvidenceRecord, Session } from './session.ts';
@@ -159,6 +159,7 @@ export class ToolCallRunner {
   readonly #clock: () => number;
   readonly #isEscalated: RunnerHooks['isWarningEscalated'];
   readonly #warningBlocks: (warning: Warning, basis: MutationPlan['basis']) => string | undefined;
+  #warnedUnkeyedHash = false;
 
   constructor(tracer: Tracer, config: TooltrailConfig, redactor: Redactor, hooks: RunnerHooks = {}) {
     this.#tracer = tracer;
@@ -186,13 +187,20 @@ export class ToolCallRunner {
   }
 
   bind<V, T, A = unknown>(options: BindOptions<V, T, A>): ToolBinding<V, T, A> {
+    const recordArguments = merged(this.#config.record.arguments, options.recordArguments);
+    const recordResult = merged(this.#config.record.result, options.recordResult);
+    // Tools are bound at start, so the warning comes then, once, rather than at the first hashed call.
+    if (!this.#redactor.keyed && !this.#warnedUnkeyedHash && hashesAny(recordArguments, recordResult)) {
+      this.#warnedUnkeyedHash = true;
+      diag.warn(UNKEYED_HASH_WARNING);
+    }
     return {
       toolName: options.toolName,
       spanName: toolSpanName(options.toolName),
       toolType: options.toolType,
       toolDescription: options.toolDescription,
-      recordArguments: merged(this.#config.record.arguments, options.recordArguments),
-      recordResult: merged(this.#config.record.result, options.recordResult),
+      recordArguments,
+      recordResult,
       interpret: options.interpret,
       itemId: options.itemId,
       resource: options.resource ?? options.policy?.resource,

@@ -36,6 +36,8 @@ export interface TooltrailOptions extends TooltrailConfigInput {
    * every mutation. Called when a mutation is judged, so keep it a lookup (the assembly refreshes what it reads).
    */
   isWarningEscalated?: (warning: { code: WarningCode; source: string }) => boolean;
+  /** Where TOOLTRAIL_HASH_KEY is read when `hashKey` is not given. Default: `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
 }
 
 export interface ToolDefinition<T = unknown> {
@@ -141,8 +143,8 @@ export interface Tooltrail {
 }
 
 export function createTooltrail(options: TooltrailOptions = {}): Tooltrail {
-  const { tracerProvider, clock, isWarningEscalated, ...configInput } = options;
-  const config = parseConfig(configInput);
+  const { tracerProvider, clock, isWarningEscalated, env = process.env, ...configInput } = options;
+  const config = parseConfig(configInput, env);
   const tracer = (tracerProvider ?? trace.getTracerProvider()).getTracer(INSTRUMENTATION_NAME, INSTRUMENTATION_VERSION);
   const redactor = createRedactor({
     maxChars: config.maxRecordedChars,
