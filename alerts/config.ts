@@ -9,6 +9,7 @@ import { parseDurationSeconds } from './duration.ts';
 export const DEFAULT_INTERVAL_SECONDS = 60;
 export const DEFAULT_MUTATION_WINDOW_SECONDS = 3_600;
 export const DEFAULT_LATENESS_SECONDS = 300;
+export const DEFAULT_ARRIVAL_SLACK_SECONDS = 10;
 export const DEFAULT_FINDING_ACTIVE_SECONDS = 86_400;
 export const DEFAULT_ALERT_TTL_SECONDS = 300;
 export const DEFAULT_ALERTMANAGER_TIMEOUT_MS = 5_000;
@@ -36,6 +37,11 @@ export const AlertsConfigSchema = z
     mutationWindowSeconds: seconds,
     /** Spans may arrive this late: each run re-evaluates from watermark - lateness. */
     latenessSeconds: z.number().int().min(0),
+    /**
+     * An incremental run takes the arrivals from its watermark - this: a row stamped just before the previous run
+     * read the table may have become visible just after it (re-judging is idempotent).
+     */
+    arrivalSlackSeconds: z.number().int().min(0),
     /** A mutation finding fires this long after the mutation, then resolves as `expired`. */
     findingActiveSeconds: seconds,
     /** endsAt = now + this on every send: a dead evaluator's alerts resolve by themselves after it. */
@@ -91,6 +97,7 @@ export function defaultAlertsConfig(alertmanagerUrl = 'http://127.0.0.1:9193'): 
     intervalSeconds: DEFAULT_INTERVAL_SECONDS,
     mutationWindowSeconds: DEFAULT_MUTATION_WINDOW_SECONDS,
     latenessSeconds: DEFAULT_LATENESS_SECONDS,
+    arrivalSlackSeconds: DEFAULT_ARRIVAL_SLACK_SECONDS,
     findingActiveSeconds: DEFAULT_FINDING_ACTIVE_SECONDS,
     alertTtlSeconds: DEFAULT_ALERT_TTL_SECONDS,
     pendingSeconds: 0,
@@ -180,6 +187,9 @@ export function alertsConfigFromEnv(
   });
   duration('TOOLTRAIL_ALERTS_LATENESS', (s) => {
     c.latenessSeconds = s;
+  });
+  duration('TOOLTRAIL_ALERTS_ARRIVAL_SLACK', (s) => {
+    c.arrivalSlackSeconds = s;
   });
   duration('TOOLTRAIL_ALERTS_FINDING_ACTIVE', (s) => {
     c.findingActiveSeconds = s;

@@ -14,6 +14,9 @@ export const DETECTOR_NAMES = [
   'absence_mutation_without_complete_evidence',
   'dangerous_empty_reads',
   'persistent_unowned_warning',
+  'arrived_sessions',
+  'incremental_mutation_after_incomplete_read',
+  'incremental_absence_mutation_without_complete_evidence',
 ] as const;
 export type DetectorName = (typeof DETECTOR_NAMES)[number];
 

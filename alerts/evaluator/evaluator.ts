@@ -14,7 +14,8 @@ import { loadOpenAndRecent, writeRecords } from '../findings/store.ts';
 import { recordStateChanges, type StateChange } from '../warnings/store.ts';
 import { planAlerts, reconcile, recordsAfterSend } from './reconcile.ts';
 import { type Schedule, startSchedule } from './schedule.ts';
-import { readWatermark, writeWatermark } from './state.ts';
+import { clickhouseNow, readWatermarks, writeWatermarks } from './state.ts';
+import { unjudgedFindings } from './unjudged.ts';
 
 export interface EvaluatorLogger {
   info(message: string): void;
@@ -33,7 +34,12 @@ export interface EvaluatorOptions {
 
 export interface EvaluationReport {
   at: string;
+  /** Range mode (the first run): mutations that started from here on were judged. */
   since: string;
+  /** Incremental mode: what arrived from here on was judged (null: this run judged the whole horizon). */
+  arrivedSince: string | null;
+  /** Incremental mode: how many sessions were judged again. */
+  judgedSessions: number | null;
   found: number;
   firing: number;
   /** Findings paged as firing for the first time in this run. */
@@ -92,15 +98,21 @@ export class Evaluator {
   private async evaluate(): Promise<EvaluationReport> {
     const { ch, database, config: c } = this.o;
     const now = this.clock();
-    const watermark = await readWatermark(ch, database, c.evaluatorName);
+    // Read before anything else: every row stored before this instant is judged by this run or was by an earlier one.
+    const arrivedUntil = await clickhouseNow(ch);
+    const marks = await readWatermarks(ch, database, c.evaluatorName);
     const horizon = addSeconds(now, -c.findingActiveSeconds);
-    // Re-judge the whole active horizon (to keep alive or resolve), and from the watermark after a long outage.
+    // The first run judges the whole active horizon (from the watermark after a long outage); later runs judge
+    // only what arrived since the arrival watermark, and keep the other findings from stored state.
     const since =
-      watermark && addSeconds(watermark, -c.latenessSeconds) < horizon
-        ? addSeconds(watermark, -c.latenessSeconds)
+      marks.watermark && addSeconds(marks.watermark, -c.latenessSeconds) < horizon
+        ? addSeconds(marks.watermark, -c.latenessSeconds)
         : horizon;
+    const arrivals = marks.arrival
+      ? { since: addSeconds(marks.arrival, -c.arrivalSlackSeconds), until: arrivedUntil }
+      : undefined;
 
-    const detection = await detect({ ch, database, config: c, now, since });
+    const detection = await detect({ ch, database, config: c, now, since, arrivals });
 
     const changes: StateChange[] = detection.warnings.flatMap((w) =>
       w.decision.transitions.map((t) => ({
@@ -118,9 +130,10 @@ export class Evaluator {
     await recordStateChanges(ch, database, changes);
 
     const stored = await loadOpenAndRecent(ch, database, c.tenant, since);
+    const kept = detection.judged ? unjudgedFindings(stored, detection.judged, detection.owners) : [];
     const plan = reconcile({
       now,
-      detected: detection.findings,
+      detected: [...detection.findings, ...kept],
       stored,
       findingActiveSeconds: c.findingActiveSeconds,
       pendingSeconds: c.pendingSeconds,
@@ -134,12 +147,14 @@ export class Evaluator {
       this.logger.error('sending alerts failed; they are kept and re-sent on the next run', err);
     }
     await writeRecords(ch, database, recordsAfterSend(plan, now, sendError === null));
-    await writeWatermark(ch, database, c.evaluatorName, now, now);
+    await writeWatermarks(ch, database, c.evaluatorName, { watermark: now, arrival: arrivedUntil }, now);
 
     const report: EvaluationReport = {
       at: now.toISOString(),
       since: since.toISOString(),
-      found: detection.findings.length,
+      arrivedSince: arrivals ? arrivals.since.toISOString() : null,
+      judgedSessions: detection.judged ? detection.judged.size : null,
+      found: detection.findings.length + kept.length,
       firing: plan.firing.length,
       opened: plan.firing.filter((r) => r.alert_status !== 'firing').length,
       pending: plan.pending.length,

@@ -1,37 +1,77 @@
-/** The evaluator's watermark in evaluator_state: every mutation before it has been judged at least once. */
+/**
+ * The evaluator's watermarks in evaluator_state:
+ *   - `watermark` (the evaluator's clock): every mutation that started before it has been judged at least once;
+ *   - `arrival_watermark` (ClickHouse's clock): every read and mutation stored before it has been judged. An
+ *     incremental run judges what arrived from there on; without it, a run judges the whole active horizon.
+ * Both are written together, in one insert, after the run's findings are stored: a run that dies before that is
+ * done again by the next one (findings are idempotent: same fingerprint, same first_seen).
+ */
 import { z } from 'zod';
 import type { ClickHouseClient } from '../../platform/clickhouse.ts';
+import { chTimeToIso } from '../detectors/rows.ts';
 import { chTime, nextVersion, table } from '../identifiers.ts';
 
 const WATERMARK = 'watermark';
+const ARRIVAL_WATERMARK = 'arrival_watermark';
 
-export async function readWatermark(ch: ClickHouseClient, database: string, evaluator: string): Promise<Date | null> {
+export interface Watermarks {
+  watermark: Date | null;
+  arrival: Date | null;
+}
+
+async function readKey(ch: ClickHouseClient, database: string, evaluator: string, key: string): Promise<Date | null> {
   const rs = await ch.query({
     query: `SELECT value FROM ${table(database, 'evaluator_state')} FINAL
             WHERE evaluator = {evaluator:String} AND key = {key:String}`,
-    query_params: { evaluator, key: WATERMARK },
+    query_params: { evaluator, key },
     format: 'JSONEachRow',
   });
   const rows = z.array(z.object({ value: z.string() })).parse(await rs.json<unknown>());
   const v = rows[0]?.value;
   if (v === undefined) return null;
   const t = Date.parse(v);
-  if (Number.isNaN(t)) throw new Error(`evaluator_state ${evaluator}/${WATERMARK} is not a time: "${v}"`);
+  if (Number.isNaN(t)) throw new Error(`evaluator_state ${evaluator}/${key} is not a time: "${v}"`);
   return new Date(t);
 }
 
-export async function writeWatermark(
+export function readWatermark(ch: ClickHouseClient, database: string, evaluator: string): Promise<Date | null> {
+  return readKey(ch, database, evaluator, WATERMARK);
+}
+
+export async function readWatermarks(ch: ClickHouseClient, database: string, evaluator: string): Promise<Watermarks> {
+  const [watermark, arrival] = await Promise.all([
+    readKey(ch, database, evaluator, WATERMARK),
+    readKey(ch, database, evaluator, ARRIVAL_WATERMARK),
+  ]);
+  return { watermark, arrival };
+}
+
+export async function writeWatermarks(
   ch: ClickHouseClient,
   database: string,
   evaluator: string,
-  watermark: Date,
+  marks: { watermark: Date; arrival: Date },
   now: Date,
 ): Promise<void> {
+  const row = (key: string, value: Date) => ({
+    evaluator,
+    key,
+    value: value.toISOString(),
+    updated_at: chTime(now),
+    version: nextVersion(),
+  });
   await ch.insert({
     table: table(database, 'evaluator_state'),
     format: 'JSONEachRow',
-    values: [
-      { evaluator, key: WATERMARK, value: watermark.toISOString(), updated_at: chTime(now), version: nextVersion() },
-    ],
+    values: [row(WATERMARK, marks.watermark), row(ARRIVAL_WATERMARK, marks.arrival)],
   });
+}
+
+/** ClickHouse's own time: the axis of ingested_at, whatever the evaluator's clock says. */
+export async function clickhouseNow(ch: ClickHouseClient): Promise<Date> {
+  const rs = await ch.query({ query: "SELECT toString(now64(3, 'UTC')) AS now", format: 'JSONEachRow' });
+  const rows = z.array(z.object({ now: z.string() })).parse(await rs.json<unknown>());
+  const v = rows[0]?.now;
+  if (v === undefined) throw new Error('ClickHouse did not say what time it is');
+  return new Date(chTimeToIso(v));
 }

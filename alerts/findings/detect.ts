@@ -22,14 +22,20 @@ import {
   warningFinding,
 } from './build.ts';
 import type { Finding } from './finding.ts';
+import { type JudgedSessions, judgedSessions } from './judged.ts';
 
 export interface DetectOptions {
   ch: ClickHouseClient;
   database: string;
   config: AlertsConfig;
   now: Date;
-  /** Mutations that started in [since, now) are judged. */
+  /** Range mode: mutations that started in [since, now) are judged. */
   since: Date;
+  /**
+   * Incremental mode (the evaluator's runs after its first): only the mutations of the sessions that received a
+   * read or a mutation stored in [since, until) (arrival time) are judged; `since` above is then unused by them.
+   */
+  arrivals?: { since: Date; until: Date } | undefined;
 }
 
 export interface WarningReview {
@@ -41,21 +47,41 @@ export interface WarningReview {
 export interface Detection {
   findings: Finding[];
   warnings: WarningReview[];
+  /** Incremental mode: which mutations were judged (the others keep their stored verdict). */
+  judged: JudgedSessions | null;
+  owners: OwnerDirectory;
 }
 
 export async function detect(o: DetectOptions): Promise<Detection> {
   const { ch, database, config: c, now } = o;
   const owners = new OwnerDirectory(await listOwners(ch, database, c.tenant));
-  const mutationParams = {
+  const rangeParams = {
     database,
     tenant: c.tenant,
     since: o.since,
     until: now,
     window_seconds: c.mutationWindowSeconds,
   };
-  const [mair, amwce, empties, warnings] = await Promise.all([
-    runDetector(ch, 'mutation_after_incomplete_read', mutationParams),
-    runDetector(ch, 'absence_mutation_without_complete_evidence', mutationParams),
+  const arrivalParams = o.arrivals && {
+    database,
+    tenant: c.tenant,
+    arrived_since: o.arrivals.since,
+    arrived_until: o.arrivals.until,
+  };
+  const [mair, amwce, arrived, empties, warnings] = await Promise.all([
+    arrivalParams
+      ? runDetector(ch, 'incremental_mutation_after_incomplete_read', {
+          ...arrivalParams,
+          window_seconds: c.mutationWindowSeconds,
+        })
+      : runDetector(ch, 'mutation_after_incomplete_read', rangeParams),
+    arrivalParams
+      ? runDetector(ch, 'incremental_absence_mutation_without_complete_evidence', {
+          ...arrivalParams,
+          window_seconds: c.mutationWindowSeconds,
+        })
+      : runDetector(ch, 'absence_mutation_without_complete_evidence', rangeParams),
+    arrivalParams ? runDetector(ch, 'arrived_sessions', arrivalParams) : Promise.resolve(null),
     c.dangerousEmptyReads.enabled
       ? runDetector(ch, 'dangerous_empty_reads', {
           database,
@@ -104,7 +130,7 @@ export async function detect(o: DetectOptions): Promise<Detection> {
       findings.push(warningFinding(w.stats, { ...w.decision, action }, w.owner, c.warnings.windowDays));
     }
   }
-  return { findings, warnings };
+  return { findings, warnings, judged: arrived && judgedSessions(arrived), owners };
 }
 
 /** Every warning seen in the lifecycle lookback, with its owner and what the lifecycle rules decide for it. */

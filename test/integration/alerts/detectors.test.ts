@@ -10,6 +10,7 @@ import { DangerousEmptyReadsRow } from '../../../alerts/detectors/rows.ts';
 import { detect } from '../../../alerts/findings/detect.ts';
 import type { Finding } from '../../../alerts/findings/finding.ts';
 import { setOwner } from '../../../alerts/owners/store.ts';
+import { canonicalDetectorRows } from '../../../testkit/detector-rows.ts';
 import { ingestSpans } from '../../../testkit/ingest.ts';
 import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { type BuiltSessions, buildSessionSpans, spanOf } from '../../../testkit/session-spans.ts';
@@ -189,5 +190,39 @@ describe('dangerous_empty_reads', () => {
       rows.map((r) => DangerousEmptyReadsRow.parse(r)).map((r) => `${r.tool_name}/${r.reason}`),
       ['list_api_keys/RESULT_LIMIT_REACHED'],
     );
+  });
+});
+
+describe('incremental detectors (conformance with the range detectors)', () => {
+  it('the incremental detectors find the same rows as the range ones when every session has arrived', async () => {
+    const day = 86_400_000;
+    for (const [range, incremental] of [
+      ['mutation_after_incomplete_read', 'incremental_mutation_after_incomplete_read'],
+      ['absence_mutation_without_complete_evidence', 'incremental_absence_mutation_without_complete_evidence'],
+    ] as const) {
+      const window_seconds = defaultAlertsConfig().mutationWindowSeconds;
+      const [byRange, byArrival] = await Promise.all([
+        runDetector(db.ch, range, {
+          database: db.database,
+          tenant,
+          since: new Date(now.getTime() - day),
+          until: now,
+          window_seconds,
+        }),
+        runDetector(db.ch, incremental, {
+          database: db.database,
+          tenant,
+          arrived_since: new Date(now.getTime() - day),
+          arrived_until: new Date(Date.now() + 60_000),
+          window_seconds,
+        }),
+      ]);
+      assert.ok(byRange.length > 0, `${range} finds something in the corpus`);
+      assert.deepEqual(
+        canonicalDetectorRows(byArrival as Record<string, unknown>[]),
+        canonicalDetectorRows(byRange as Record<string, unknown>[]),
+        incremental,
+      );
+    }
   });
 });

@@ -22,6 +22,8 @@ function fakeEvaluator() {
       return {
         at: '',
         since: '',
+        arrivedSince: null,
+        judgedSessions: null,
         found: seen,
         firing: 0,
         opened: 0,
@@ -70,6 +72,8 @@ describe('evaluator runOnce', () => {
         return {
           at: '',
           since: '',
+          arrivedSince: null,
+          judgedSessions: null,
           found: state.rows,
           firing: 0,
           opened: 0,
