@@ -12,8 +12,13 @@ export function registerServicesCommand(program: Command): void {
   services
     .command('up')
     .description('start the local services (idempotent); each is health-checked before this returns')
-    .action(async () => {
-      const results = await servicesUp(loadServicesConfig());
+    .option(
+      '--kafka-brokers <n>',
+      'run a replicated Kafka cluster of n brokers (RF min(3, n), min.insync.replicas 2 from 3 brokers); default 1, or TOOLTRAIL_KAFKA_BROKER_COUNT',
+    )
+    .action(async (opts: { kafkaBrokers?: string }) => {
+      const env = opts.kafkaBrokers ? { ...process.env, TOOLTRAIL_KAFKA_BROKER_COUNT: opts.kafkaBrokers } : process.env;
+      const results = await servicesUp(loadServicesConfig(env));
       for (const r of results) {
         if (r.error) console.error(`tooltrail: ${r.error.message}`);
         else console.log(`${r.name.padEnd(13)} ${r.outcome.padEnd(16)} ${r.endpoint}`);

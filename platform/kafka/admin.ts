@@ -7,6 +7,11 @@ export interface TopicSpec {
   configEntries?: { name: string; value: string }[];
 }
 
+/** Replication factor when a topic names none: 3 on a cluster of 3 or more brokers (survives one loss), else all. */
+export function defaultReplicationFactor(brokers: number): number {
+  return Math.max(1, Math.min(3, brokers));
+}
+
 /** Creates the topics that do not exist yet; existing ones are left as they are. */
 export async function ensureTopics(kafka: KafkaClient, topics: TopicSpec[]): Promise<void> {
   const admin = kafka.admin();
@@ -15,12 +20,15 @@ export async function ensureTopics(kafka: KafkaClient, topics: TopicSpec[]): Pro
     const existing = new Set(await admin.listTopics());
     const missing = topics.filter((t) => !existing.has(t.topic));
     if (missing.length > 0) {
+      const rf = missing.every((t) => t.replicationFactor !== undefined)
+        ? 1
+        : defaultReplicationFactor((await admin.describeCluster()).brokers.length);
       await admin.createTopics({
         waitForLeaders: true,
         topics: missing.map((t) => ({
           topic: t.topic,
           numPartitions: t.numPartitions ?? 1,
-          replicationFactor: t.replicationFactor ?? 1,
+          replicationFactor: t.replicationFactor ?? rf,
           configEntries: t.configEntries ?? [],
         })),
       });

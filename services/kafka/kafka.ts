@@ -13,6 +13,7 @@ import { ServiceError } from '../errors.ts';
 import { managedService } from '../managed-service.ts';
 import { assertPortsFree, commandExists, processPaths, startDetached, waitHealthy } from '../process.ts';
 import type { ManagedService } from '../service.ts';
+import { kafkaClusterService, withClusterNodesStopped } from './cluster.ts';
 
 const POM = join(dirname(fileURLToPath(import.meta.url)), 'pom.xml');
 const START_TIMEOUT_MS = 60_000;
@@ -31,7 +32,7 @@ function javaMajorVersion(): number | undefined {
   return major === 1 ? Number(m[2]) : major;
 }
 
-function assertJava(): void {
+export function assertJava(): void {
   const v = commandExists('java') ? javaMajorVersion() : undefined;
   if (v === undefined) {
     throw new ServiceError(
@@ -103,7 +104,7 @@ auto.create.topics.enable=true
 `;
 }
 
-function log4jProperties(logFile: string): string {
+export function log4jProperties(logFile: string): string {
   return `status = warn
 appender.file.type = File
 appender.file.name = file
@@ -119,7 +120,14 @@ logger.apache.level = warn
 `;
 }
 
+/** The local Kafka: one node by default, a replicated cluster with TOOLTRAIL_KAFKA_BROKER_COUNT > 1 (cluster.ts). */
 export function kafkaService(config: ServicesConfig): ManagedService {
+  return config.kafka.brokerCount > 1
+    ? kafkaClusterService(config)
+    : withClusterNodesStopped(config, singleNode(config));
+}
+
+function singleNode(config: ServicesConfig): ManagedService {
   const k = config.kafka;
   const paths = processPaths(config.home, 'kafka');
   const root = join(config.home, 'kafka');
