@@ -14,6 +14,8 @@ export const SESSION_ID_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._:@/+=-]{0,199}$';
  */
 export const TENANT_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$';
 export const TENANT_REGEX = new RegExp(TENANT_PATTERN);
+/** Whether `tenant` follows the one tenant rule (a name a credential could carry). */
+export const isValidTenant = (tenant: string): boolean => TENANT_REGEX.test(tenant);
 /** The rule in words, for error messages. */
 export const TENANT_RULE = '1-64 letters, digits, dots, dashes or underscores';
 /** Alert finding fingerprints: hex digests. */

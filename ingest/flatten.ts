@@ -8,6 +8,8 @@
  * A span that cannot be stored faithfully (no tenant, a missing or malformed trace/span id) is not dropped
  * silently: it is returned in `rejected` with a reason code, for the caller to dead-letter and count.
  */
+
+import { isValidTenant } from '../contract/ids.ts';
 import {
   ATTRIBUTE_TYPES,
   Attr,
@@ -34,7 +36,7 @@ import type {
 import type { NanoTime, Rows, SpanRow, StringMap, ToolCallRow, WarningRow } from '../schema/rows.ts';
 import { emptyRows } from '../schema/rows.ts';
 
-export const REJECT_REASONS = ['missing_tenant', 'invalid_trace_id', 'invalid_span_id'] as const;
+export const REJECT_REASONS = ['missing_tenant', 'invalid_tenant', 'invalid_trace_id', 'invalid_span_id'] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
 
 export interface RejectedSpan {
@@ -539,6 +541,8 @@ export function flattenInto(
     const rs = resourceSpans[r]!;
     const resourceAttrs = rs.resource?.attributes;
     const tenant = options.tenant || findString(resourceAttrs, TENANT) || options.defaultTenant;
+    // A third-party collector's resource may claim any tenant: only the one tenant rule's names are stored.
+    const tenantValid = tenant === undefined || tenant === options.tenant || isValidTenant(tenant);
     const resourceAttributes = attributeMap(resourceAttrs);
     const serviceName = findString(resourceAttrs, SERVICE_NAME) ?? '';
     const scopeSpans: ScopeSpans[] = rs.scopeSpans ?? [];
@@ -558,11 +562,13 @@ export function flattenInto(
         const spanId = validId(span.spanId, 8);
         const reason: RejectReason | undefined = !tenant
           ? 'missing_tenant'
-          : traceId === undefined
-            ? 'invalid_trace_id'
-            : spanId === undefined
-              ? 'invalid_span_id'
-              : undefined;
+          : !tenantValid
+            ? 'invalid_tenant'
+            : traceId === undefined
+              ? 'invalid_trace_id'
+              : spanId === undefined
+                ? 'invalid_span_id'
+                : undefined;
         if (reason !== undefined || traceId === undefined || spanId === undefined) {
           out.rejected.push({ reason: reason ?? 'invalid_span_id', resourceIndex: r, scopeIndex: s, spanIndex: i });
           continue;

@@ -13,6 +13,7 @@
  * which decides everything the same way it always did (dead letters included).
  */
 import { Buffer, isUtf8 } from 'node:buffer';
+import { isValidTenant } from '../contract/ids.ts';
 import {
   Attr,
   type AttrName,
@@ -1504,7 +1505,8 @@ function readResource(end: number, options: FlattenOptions): Resource {
   const t = findKey(kvFrom, kvTo, K_TENANT);
   const found = t >= 0 && kvKind[t] === V_STRING ? text(kvA[t]!, kvB[t]!) : undefined;
   const tenant = options.tenant || found || options.defaultTenant;
-  if (!tenant) throw BAIL;
+  // No tenant, or a claimed one outside the tenant rule: rejected by the general path.
+  if (!tenant || (tenant !== options.tenant && !isValidTenant(tenant))) throw BAIL;
   const s = findKey(kvFrom, kvTo, K_SERVICE);
   const service = s >= 0 && kvKind[s] === V_STRING ? text(kvA[s]!, kvB[s]!) : '';
   return { tenant: encodedString(tenant), service: encodedString(service), kvFrom, kvTo, ...encodeMap(kvFrom, kvTo) };

@@ -136,6 +136,50 @@ describe('ingest consumer (real Kafka, real ClickHouse)', () => {
     }
   });
 
+  it('dead-letters spans whose resource claims a tenant outside the one tenant rule, never storing that tenant', async () => {
+    const claimed = 'acme:prod';
+    const bad = syntheticMessage({ tenant: claimed, toolSpans: 2, seed: 2100 });
+    const good = syntheticMessage({ tenant: 'after-bad-tenant', toolSpans: 4, seed: 2101 });
+    // Its own topics: the dead-letter topic then holds only this test's letters.
+    const h = await createHarness('consumer_tenant');
+    await h.producer.send(h.topic, [
+      { key: 'bad-tenant', value: bad },
+      { key: 'bad-tenant', value: good },
+    ]);
+    // A default tenant is no licence to store a claim that breaks the rule.
+    const ingest = await startIngest(h.config({ defaultTenant: 'fallback' }), { log: quiet });
+    try {
+      const db = h.db.database;
+      assert.equal(
+        await h.waitForCount(`SELECT count() AS n FROM ${db}.tool_calls WHERE tenant = 'after-bad-tenant'`, 4),
+        4,
+      );
+      const letters = await h.readDeadLetters(1);
+      assert.equal(letters.length, 1);
+      assert.equal(String(letters[0]?.headers[DLQ_HEADERS.REASON]), 'rejected_spans');
+      assert.match(String(letters[0]?.headers[DLQ_HEADERS.ERROR]), /invalid_tenant: 3/);
+      const req = decodeExportTraceServiceRequest(letters[0]?.value as Buffer);
+      assert.equal(req.resourceSpans[0]?.scopeSpans[0]?.spans.length, 3, 'as a request of exactly those spans');
+      for (const table of ['tool_calls', 'tool_call_warnings']) {
+        assert.equal(
+          await h.count(`SELECT count() AS n FROM ${db}.${table} WHERE tenant IN ('${claimed}', 'fallback')`),
+          0,
+        );
+      }
+      assert.equal(await h.count(`SELECT count() AS n FROM ${db}.spans WHERE Tenant IN ('${claimed}', 'fallback')`), 0);
+      for (
+        const end = Date.now() + 10_000;
+        (await metricValue(ingest.metrics.spansRejected, { reason: 'invalid_tenant' })) < 3 && Date.now() < end;
+      ) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(await metricValue(ingest.metrics.spansRejected, { reason: 'invalid_tenant' }), 3);
+    } finally {
+      await ingest.stop();
+      await h.close();
+    }
+  });
+
   it('ingests messages serialized by the OpenTelemetry JS OTLP protobuf serializer like the collector’s own', async () => {
     const exporter = new InMemorySpanExporter();
     const provider = new BasicTracerProvider({

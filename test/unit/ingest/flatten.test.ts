@@ -198,6 +198,23 @@ describe('flatten', () => {
     assert.equal(flatten(req, { tenant: 'auth' }).toolCalls[0]?.tenant, 'auth');
   });
 
+  it('rejects spans whose resource claims a tenant outside the one tenant rule, whatever the default tenant', () => {
+    for (const claimed of ['acme:prod', ' acme', 'a'.repeat(65), '../etc', 'ac me']) {
+      const req = request([span('00f067aa0ba902b7', tool())], [s(Attr.TENANT, claimed)]);
+      for (const options of [{}, { defaultTenant: 'fallback' }]) {
+        const r = flatten(req, options);
+        assert.equal(r.toolCalls.length, 0, claimed);
+        assert.deepEqual(r.rejected, [{ reason: 'invalid_tenant', resourceIndex: 0, scopeIndex: 0, spanIndex: 0 }]);
+      }
+      // The authenticated tenant (direct mode) replaces the claim.
+      assert.equal(flatten(req, { tenant: 'auth' }).toolCalls[0]?.tenant, 'auth');
+    }
+    assert.equal(
+      flatten(request([span('00f067aa0ba902b7', tool())], [s(Attr.TENANT, 'a'.repeat(64))])).toolCalls.length,
+      1,
+    );
+  });
+
   it('rejects spans with a missing or all-zero id and keeps their neighbours', () => {
     const req = request([
       span('0000000000000000', tool()),

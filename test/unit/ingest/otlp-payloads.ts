@@ -227,7 +227,9 @@ export function plainRequest(r: Rand): ExportTraceServiceRequest {
     const request = randomRequest(r);
     for (const rs of request.resourceSpans) {
       const attrs = (rs.resource?.attributes ?? []).filter((kv) => kv.key !== Attr.TENANT);
-      rs.resource = { attributes: [...attrs, { key: Attr.TENANT, value: { stringValue: r.pick(['acme', 'bêta']) } }] };
+      rs.resource = {
+        attributes: [...attrs, { key: Attr.TENANT, value: { stringValue: r.pick(['acme', 'beta.eu-1']) } }],
+      };
       for (const ss of rs.scopeSpans)
         for (const s of ss.spans) {
           s.traceId = Buffer.from(r.bytes(16).map((b) => b | 1));

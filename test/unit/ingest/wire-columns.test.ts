@@ -105,6 +105,15 @@ describe('ingest column decoder (wire bytes -> Native columns)', () => {
     }
   });
 
+  it('leaves a resource tenant outside the one tenant rule to the general path, which rejects its spans', () => {
+    const bytes = syntheticMessage({ seed: 1, toolSpans: 2, tenant: 'acme:prod' });
+    for (const o of [{}, { defaultTenant: 'fallback' }]) {
+      assert.equal(decodeToColumns(new ColumnArena(), bytes, o), undefined);
+      assert.equal(flatten(decodeExportTraceServiceRequest(bytes), o).rejected[0]?.reason, 'invalid_tenant');
+    }
+    assert.notEqual(decodeToColumns(new ColumnArena(), bytes, { tenant: 'authenticated' }), undefined);
+  });
+
   it('leaves invalid UTF-8 to the general path', () => {
     const bytes = Buffer.from(syntheticMessage({ seed: 1, toolSpans: 2, tenant: 'acme' }));
     for (const needle of ['acme', 'list_accounts', 'gen_ai.tool.name']) {
