@@ -10,25 +10,58 @@
 -- Owners are resolved outside this query (one resolution for every finding: alerts/owners/resolve.ts).
 --
 -- One row per warning seen within the last window_days + retire_after_days, with its current lifecycle state
--- (`active` when it never changed state).
+-- (`active` when it never changed state). Reads the daily rollup warning_days (see `days` below), not every
+-- occurrence: the same rows as counting the raw table (test/integration/alerts/warning-days.test.ts).
 --
 -- Parameters: database (Identifier), tenant ('' = every tenant), now (DateTime64), window_days (UInt32),
 -- min_days_fraction (Float64), retire_after_days (UInt32).
 WITH
-    stats AS
+    -- One row per (warning, day) of the lookback. Whole days come from the daily rollup (warning_days, migration
+    -- 0019); only the days the range's edges cut (the lookback's first day, the window's first day, today) are
+    -- read from tool_call_warnings, so the counts stay exact at the edges while the 90 days cost ~1 row per day.
+    days AS
     (
         SELECT
-            tenant, code, source,
-            uniqExactIf(toDate(time), time >= {now:DateTime64(9)} - toIntervalDay({window_days:UInt32})) AS days_seen,
-            countIf(time >= {now:DateTime64(9)} - toIntervalDay({window_days:UInt32})) AS occurrences,
-            min(time) AS first_seen,
-            max(time) AS last_seen,
-            groupUniqArray(5)(tool_name) AS tools,
-            groupUniqArray(5)(agent_name) AS agents
+            tenant, code, source, day,
+            day > toDate({now:DateTime64(9)} - toIntervalDay({window_days:UInt32}), 'UTC') AS in_window,
+            if(in_window, sum(occurrences), 0) AS window_occurrences,
+            min(first_seen) AS day_first_seen, max(last_seen) AS day_last_seen,
+            groupUniqArrayMergeState(5)(tools) AS day_tools, groupUniqArrayMergeState(5)(agents) AS day_agents
+        FROM {database:Identifier}.warning_days
+        WHERE ({tenant:String} = '' OR tenant = {tenant:String})
+          AND day > toDate({now:DateTime64(9)} - toIntervalDay({window_days:UInt32} + {retire_after_days:UInt32}), 'UTC')
+          AND day != toDate({now:DateTime64(9)} - toIntervalDay({window_days:UInt32}), 'UTC')
+          AND day < toDate({now:DateTime64(9)}, 'UTC')
+        GROUP BY tenant, code, source, day
+        UNION ALL
+        SELECT
+            tenant, code, source, toDate(time) AS day,
+            countIf(time >= {now:DateTime64(9)} - toIntervalDay({window_days:UInt32})) > 0 AS in_window,
+            countIf(time >= {now:DateTime64(9)} - toIntervalDay({window_days:UInt32})) AS window_occurrences,
+            min(time) AS day_first_seen, max(time) AS day_last_seen,
+            groupUniqArrayState(5)(toString(tool_name)) AS day_tools,
+            groupUniqArrayState(5)(toString(agent_name)) AS day_agents
         FROM {database:Identifier}.tool_call_warnings
         WHERE ({tenant:String} = '' OR tenant = {tenant:String})
           AND time >= {now:DateTime64(9)} - toIntervalDay({window_days:UInt32} + {retire_after_days:UInt32})
           AND time < {now:DateTime64(9)}
+          AND toDate(time) IN (
+              toDate({now:DateTime64(9)} - toIntervalDay({window_days:UInt32} + {retire_after_days:UInt32}), 'UTC'),
+              toDate({now:DateTime64(9)} - toIntervalDay({window_days:UInt32}), 'UTC'),
+              toDate({now:DateTime64(9)}, 'UTC'))
+        GROUP BY tenant, code, source, day
+    ),
+    stats AS
+    (
+        SELECT
+            tenant, code, source,
+            countIf(in_window) AS days_seen,
+            sum(window_occurrences) AS occurrences,
+            min(day_first_seen) AS first_seen,
+            max(day_last_seen) AS last_seen,
+            groupUniqArrayMerge(5)(day_tools) AS tools,
+            groupUniqArrayMerge(5)(day_agents) AS agents
+        FROM days
         GROUP BY tenant, code, source
     ),
     states AS

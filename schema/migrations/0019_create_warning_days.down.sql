@@ -1,0 +1,2 @@
+DROP VIEW IF EXISTS {{database}}.warning_days_mv {{on_cluster}};
+DROP TABLE IF EXISTS {{database}}.warning_days {{on_cluster}};
