@@ -3,6 +3,7 @@
  */
 import { hostname } from 'node:os';
 import { z } from 'zod';
+import { type LogConfig, logConfigFromEnv } from './log/config.ts';
 
 export const DEFAULT_DIGEST_GRACE_SECONDS = 600;
 export const MIN_DIGEST_KEY_LENGTH = 32;
@@ -17,6 +18,8 @@ export interface DigestConfig {
   key?: string;
   /** A batch recorded later than its hour's end + grace is marked as backfill (a late arrival). */
   graceSeconds: number;
+  /** The Merkle log and its checkpoints (log/config.ts). */
+  log?: LogConfig | undefined;
 }
 
 export function defaultDigestConfig(): DigestConfig {
@@ -58,5 +61,5 @@ export function digestConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Diges
       `invalid digest configuration: ${parsed.error.issues.map((i) => `${names[String(i.path[0])] ?? i.path.join('.')} ${i.message}`).join('; ')}`,
     );
   }
-  return parsed.data;
+  return { ...parsed.data, log: logConfigFromEnv(env) };
 }

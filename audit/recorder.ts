@@ -21,6 +21,10 @@ import {
   type StoredBatch,
 } from './digest-source.ts';
 import { digestEntries, type StoredRows } from './entries.ts';
+import { LogAppender } from './log/appender.ts';
+import type { LogConfig } from './log/config.ts';
+import { LogStore } from './log/store.ts';
+import { fileWitness, httpWitness, type WitnessSink } from './log/witness.ts';
 import type { StoredBlocks } from './native-entries.ts';
 import { sqlFile } from './sql.ts';
 
@@ -38,6 +42,8 @@ export interface DigestRecorder {
    * round trip) and pass the result to `record` as `prepared`. `source` must hold exactly the rows `record` gets.
    */
   prepare?(source: DigestSource): PreparedEntries;
+  /** Signs and publishes a checkpoint of every log that grew since its last one (at shutdown; tests). */
+  flushCheckpoints?(): Promise<void>;
 }
 
 /** Entries computed ahead of `record`; `undefined` = compute them in `record` (same bytes). */
@@ -53,11 +59,15 @@ export interface DigestRecorderOptions extends Partial<DigestConfig> {
    * CPU re-flattening on the worker, and no core was idle); it only helps where a core is.
    */
   offload?: boolean;
+  /** The Merkle log (audit/log/config.ts; `digestConfigFromEnv` gives one, on by default); undefined = none. */
+  log?: LogConfig | undefined;
 }
 
 interface ChainState {
   tail: Promise<unknown>;
   heads: Map<string, { seq: number; hash: string }>;
+  /** The Merkle log of this chain, one tree per tenant; undefined when the log is off. */
+  log: LogAppender | undefined;
 }
 
 // One state per (database, chain) in the process: two writers of one process share the chain instead of forking it.
@@ -78,8 +88,9 @@ export function createDigestRecorder(ch: ClickHouseClient, options: DigestRecord
   const now = options.now ?? Date.now;
   const offload = options.offload ?? process.env.TOOLTRAIL_DIGEST_OFFLOAD === '1';
   const stateKey = `${database}\u0000${config.chain}`;
-  const state = chains.get(stateKey) ?? { tail: Promise.resolve(), heads: new Map() };
+  const state: ChainState = chains.get(stateKey) ?? { tail: Promise.resolve(), heads: new Map(), log: undefined };
   chains.set(stateKey, state);
+  state.log = options.log?.enabled ? logAppender(ch, database, config.chain, options.log) : undefined;
 
   async function head(tenant: string): Promise<{ seq: number; hash: string }> {
     const cached = state.heads.get(tenant);
@@ -127,6 +138,15 @@ export function createDigestRecorder(ch: ClickHouseClient, options: DigestRecord
       }
       newHeads.set(tenant, h);
     }
+    // The log's nodes first: a digest record never names leaves the tree does not hold.
+    if (state.log) {
+      for (const tenant of newHeads.keys())
+        await state.log.append(
+          tenant,
+          records.filter((r) => r.tenant === tenant),
+          recordedAt,
+        );
+    }
     try {
       await ch.insert({
         table: `${database}.row_digests`,
@@ -171,7 +191,34 @@ export function createDigestRecorder(ch: ClickHouseClient, options: DigestRecord
       state.tail = run.catch(() => undefined);
       return run;
     },
+    flushCheckpoints() {
+      const run = state.tail.then(() => state.log?.flush(now()));
+      state.tail = run.catch(() => undefined);
+      return run;
+    },
   };
+}
+
+function logAppender(ch: ClickHouseClient, database: string, chain: string, c: LogConfig): LogAppender {
+  const witnesses: WitnessSink[] = [
+    ...(c.witnessDir ? [fileWitness(c.witnessDir)] : []),
+    ...c.witnessUrls.map((u) => httpWitness(u)),
+  ];
+  return new LogAppender({
+    store: new LogStore(ch, database),
+    log: chain,
+    origin: c.origin,
+    signer: c.signer,
+    everyRows: c.everyRows,
+    everySeconds: c.everySeconds,
+    witnesses,
+    onWitnessFailure: (failures, id) => {
+      for (const f of failures)
+        console.error(
+          `tooltrail audit: witness ${f.sink} did not take the checkpoint of ${id.tenant}/${id.log}: ${f.error}`,
+        );
+    },
+  });
 }
 
 function sameCounts(a: RowCounts, b: RowCounts): boolean {
@@ -180,6 +227,8 @@ function sameCounts(a: RowCounts, b: RowCounts): boolean {
 
 function stripUndefined<T extends object>(o: T): Partial<T> {
   return Object.fromEntries(
-    Object.entries(o).filter(([k, v]) => v !== undefined && k !== 'database' && k !== 'now' && k !== 'offload'),
+    Object.entries(o).filter(
+      ([k, v]) => v !== undefined && k !== 'database' && k !== 'now' && k !== 'offload' && k !== 'log',
+    ),
   ) as Partial<T>;
 }
