@@ -3,10 +3,10 @@
  * range ones): rows sorted by what identifies them, and inside a row the reads (span, trace, tool) and the reasons
  * sorted, since their order inside a group is not part of the rule. Used by the alerts tests and the bench.
  */
-export function canonicalDetectorRows(rows: readonly Record<string, unknown>[]): string[] {
+export function canonicalDetectorRows(rows: readonly unknown[]): string[] {
   return rows
     .map((row) => {
-      const r: Record<string, unknown> = { ...row };
+      const r: Record<string, unknown> = { ...(row as Record<string, unknown>) };
       const spans = (r.read_span_ids as string[] | undefined) ?? [];
       const traces = (r.read_trace_ids as string[] | undefined) ?? [];
       const tools = (r.read_tool_names as string[] | undefined) ?? [];
