@@ -53,7 +53,8 @@ export function registerCollectorCommand(program: Command): void {
         await runWithNodeFlags();
         return;
       }
-      const collector = await createCollector(config, { logger: { level: 'warn' } });
+      // The logger stays at warn; what senders get wrong is the operator's to read, so it goes to stdout.
+      const collector = await createCollector(config, { logger: { level: 'warn' }, senders: (l) => console.log(l) });
       const address = await collector.start();
       const tenants = new Set(config.auth.tokens.map((t) => t.tenant));
       console.log(

@@ -12,6 +12,7 @@ import { registerMcpProxyCommand } from './mcp-proxy.ts';
 import { registerMigrateCommand } from './migrate.ts';
 import { registerReconstructCommands } from './reconstruct.ts';
 import { registerServicesCommand } from './services.ts';
+import { registerStatusCommand } from './status.ts';
 import { registerUpCommand } from './up.ts';
 
 export interface ProgramOptions {
@@ -35,6 +36,7 @@ export function buildProgram(options: ProgramOptions = {}): Command {
   registerIngestCommand(program);
   registerAlertsCommands(program);
   registerReconstructCommands(program);
+  registerStatusCommand(program);
   registerMcpProxyCommand(program);
   return program;
 }

@@ -28,6 +28,8 @@ export interface CreateCollectorOptions {
   notify?: (line: string) => void;
   /** Use this sink instead of the configured one (e.g. the direct ClickHouse writer). */
   sink?: SpanSink;
+  /** Where each rejection and flag reason is told, once per minute per tenant (default: see below). */
+  senders?: (line: string) => void;
 }
 
 export async function createCollector(
@@ -54,13 +56,17 @@ export async function createCollector(
         })
       : undefined;
   const sink = options.sink ?? kafkaSink ?? createDiscardSink();
-  // Development (no auth): what senders get wrong goes to the console; otherwise to the logger at info level.
+  // Development (no auth), or no logger: what senders get wrong goes to notify; otherwise to the logger at info level.
   const app = await buildCollectorServer({
     config,
     sink,
     metrics,
     logger: options.logger ?? false,
-    ...(config.auth.mode === 'none' ? { senders: notify } : {}),
+    ...(options.senders
+      ? { senders: options.senders }
+      : config.auth.mode === 'none' || !options.logger
+        ? { senders: notify }
+        : {}),
   });
   return {
     app,

@@ -4,6 +4,7 @@ export {
   CollectorConfigError,
   defaultCollectorConfig,
   loadCollectorConfig,
+  METRICS_TOKEN_ENV,
   validateCollectorConfig,
 } from './config.ts';
 export { type Collector, type CreateCollectorOptions, createCollector } from './factory.ts';

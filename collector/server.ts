@@ -9,7 +9,9 @@ import auth from './plugins/auth.ts';
 import health from './plugins/health.ts';
 import metricsPlugin from './plugins/metrics.ts';
 import otlpTraces from './plugins/otlp-traces.ts';
+import rejections from './plugins/rejections.ts';
 import { PreparePool } from './prepare-pool.ts';
+import { RejectionWindow } from './rejection-window.ts';
 import { SenderLog } from './sender-log.ts';
 import type { SpanSink } from './sink.ts';
 
@@ -50,7 +52,16 @@ export async function buildCollectorServer(options: CollectorServerOptions): Pro
   const pool = config.decodeThreads > 0 && sink.writeEncoded ? new PreparePool(config.decodeThreads) : undefined;
   if (pool) app.addHook('onClose', async () => pool.close());
   const senderLog = new SenderLog(options.senders ?? ((line) => app.log.info(line)));
-  await app.register(otlpTraces, { limits: config.limits, sink, metrics, senderLog, ...(pool ? { pool } : {}) });
+  const rejected = new RejectionWindow();
+  await app.register(otlpTraces, {
+    limits: config.limits,
+    sink,
+    metrics,
+    senderLog,
+    rejectionWindow: rejected,
+    ...(pool ? { pool } : {}),
+  });
+  await app.register(rejections, { window: rejected, auth: config.auth, operatorToken: config.metrics.token });
   await app.register(health, { sink });
   await app.register(metricsPlugin, { metrics, token: config.metrics.token });
   if (options.closeSink ?? true) app.addHook('onClose', async () => sink.close());

@@ -20,6 +20,7 @@ import {
   type Collector,
   createCollector,
   defaultCollectorConfig,
+  METRICS_TOKEN_ENV,
   validateCollectorConfig,
 } from '../../collector/index.ts';
 import { defaultIngestConfig } from '../../ingest/config.ts';
@@ -105,6 +106,9 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       o.collector.tokens.length > 0
         ? { ...collectorConfig.auth, mode: 'bearer', tokens: o.collector.tokens }
         : { ...collectorConfig.auth, mode: 'none' };
+    // The operator's credential for /metrics and /v1/rejections (`tooltrail status`), as for `tooltrail collector`.
+    const metricsToken = o.env[METRICS_TOKEN_ENV];
+    if (metricsToken) collectorConfig.metrics = { ...collectorConfig.metrics, token: metricsToken };
     if (o.mode === 'kafka') {
       collectorConfig.sink = 'kafka';
       collectorConfig.kafka.brokers = o.services.kafka.brokers;

@@ -21,6 +21,7 @@ import type { CollectorMetrics } from '../metrics.ts';
 import { type BodyFormat, type PreparedSummary, prepare } from '../prepare.ts';
 import { prepareProtobufFast } from '../prepare-fast.ts';
 import type { PreparePool } from '../prepare-pool.ts';
+import type { RejectionWindow } from '../rejection-window.ts';
 import type { SenderLog } from '../sender-log.ts';
 import { retryAfterOf, type SpanSink } from '../sink.ts';
 
@@ -36,6 +37,8 @@ export interface OtlpTracesOptions {
   pool?: PreparePool;
   /** Tells the operator each rejection and flag reason, once per minute per tenant. */
   senderLog?: SenderLog;
+  /** Keeps the last hour of rejections for `GET /v1/rejections` (a rejected span never reaches Kafka). */
+  rejectionWindow?: RejectionWindow;
 }
 
 type Format = BodyFormat;
@@ -131,6 +134,7 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
     for (const [reason, n] of summary.byReason) metrics.spansRejected.inc(metrics.of(tenant, { reason }), n);
     for (const [reason, n] of summary.flagsByReason) metrics.spansFlagged.inc(metrics.of(tenant, { reason }), n);
     if (summary.samples.length > 0) options.senderLog?.record(tenant, summary);
+    if (summary.byReason.length > 0) options.rejectionWindow?.record(tenant, summary);
     if (summary.tenantOverrides > 0) metrics.tenantOverrides.inc(metrics.of(tenant), summary.tenantOverrides);
   };
 
