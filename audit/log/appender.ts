@@ -8,6 +8,7 @@ import type { DigestRecord } from '../chain.ts';
 import { checkpointText } from './checkpoint.ts';
 import type { Frontier, StoredNode } from './frontier.ts';
 import { type NoteSigner, signNote } from './note.ts';
+import { originOf } from './origin.ts';
 import type { LeafRow, LogId, LogStore } from './store.ts';
 import { publishToWitnesses, type WitnessSink } from './witness.ts';
 
@@ -28,10 +29,6 @@ interface TreeState {
   frontier: Frontier;
   checkpointSize: number;
   checkpointAt: number;
-}
-
-export function originOf(prefix: string, id: LogId): string {
-  return `${prefix}/${id.tenant}/${id.log}`;
 }
 
 export class LogAppender {

@@ -52,6 +52,7 @@ export const CheckpointRow = z.object({
   published_ms_text: decimal,
 });
 export type StoredCheckpoint = z.infer<typeof CheckpointRow>;
+const LeafHashRow = z.object({ idx_text: decimal, hash: z.string(), entry_hash: z.string() });
 const LogRow = z.object({ tenant: z.string(), log: z.string() });
 
 async function select<T>(ch: ClickHouseClient, name: string, params: Record<string, unknown>, schema: z.ZodType<T>) {
@@ -67,10 +68,15 @@ export class LogStore {
     private readonly db: string,
   ) {}
 
+  /** The tree's size (last leaf + 1) and how many leaves the table holds (fewer: some were deleted). */
+  async head(id: LogId): Promise<{ size: number; leaves: number }> {
+    const [h] = await select(this.ch, 'logHead', { db: this.db, ...id }, HeadRow);
+    return h && h.leaves > 0 ? { size: Number(h.size_text), leaves: h.leaves } : { size: 0, leaves: 0 };
+  }
+
   /** The tree's size and right edge as stored (a restarted writer continues from it). */
   async frontier(id: LogId): Promise<Frontier> {
-    const [head] = await select(this.ch, 'logHead', { db: this.db, ...id }, HeadRow);
-    const size = head && head.leaves > 0 ? Number(head.size_text) : 0;
+    const { size } = await this.head(id);
     if (size === 0) return new Frontier();
     const parts = perfectParts({ start: 0, end: size });
     const hashes = await this.nodes(id, parts);
@@ -130,6 +136,12 @@ export class LogStore {
       rowId: r.row_id,
       entryHash: r.entry_hash,
     }));
+  }
+
+  /** Every leaf of the log in index order (index, leaf hash, entry hash). */
+  async leaves(id: LogId): Promise<{ index: number; hash: string; entryHash: string }[]> {
+    const rows = await select(this.ch, 'logLeaves', { db: this.db, ...id }, LeafHashRow);
+    return rows.map((r) => ({ index: Number(r.idx_text), hash: r.hash, entryHash: r.entry_hash }));
   }
 
   async checkpoints(id: LogId, maxSize = 0): Promise<StoredCheckpoint[]> {
