@@ -91,6 +91,8 @@ export interface SyntheticOptions {
   startMs?: number;
   /** Add a `tooltrail.warning` event to every Nth tool span (0: none). */
   warningEvery?: number;
+  /** Every Nth tool span (from the first) is an incomplete read (default 3; 0: every read complete, no finding). */
+  incompleteEvery?: number;
 }
 
 /** Deterministic but random-looking ids (real ids are random: they must not compress better than in production). */
@@ -118,8 +120,10 @@ export function syntheticRequest(o: SyntheticOptions): ExportTraceServiceRequest
       attributes: [{ key: GenAi.CONVERSATION_ID, value: { stringValue: `sess-${o.seed}` } }],
     },
   ];
+  const every = o.incompleteEvery ?? 3;
   for (let i = 0; i < o.toolSpans; i++) {
     const mutation = i % 5 === 4;
+    const incomplete = every > 0 && i % every === 0;
     const t0 = startNs + BigInt(i) * 1_000n;
     spans.push({
       traceId,
@@ -136,11 +140,11 @@ export function syntheticRequest(o: SyntheticOptions): ExportTraceServiceRequest
         { key: GenAi.CONVERSATION_ID, value: { stringValue: `sess-${o.seed}` } },
         { key: GenAi.AGENT_NAME, value: { stringValue: 'cleaner' } },
         { key: Attr.EFFECT, value: { stringValue: mutation ? 'mutation' : 'read' } },
-        { key: Attr.RESULT_STATUS, value: { stringValue: i % 3 === 0 ? 'partial' : 'complete' } },
-        { key: Attr.RESULT_COMPLETE, value: { boolValue: i % 3 !== 0 } },
+        { key: Attr.RESULT_STATUS, value: { stringValue: incomplete ? 'partial' : 'complete' } },
+        { key: Attr.RESULT_COMPLETE, value: { boolValue: !incomplete } },
         {
           key: Attr.RESULT_REASONS,
-          value: { arrayValue: { values: i % 3 === 0 ? [{ stringValue: 'MORE_PAGES_AVAILABLE' }] : [] } },
+          value: { arrayValue: { values: incomplete ? [{ stringValue: 'MORE_PAGES_AVAILABLE' }] : [] } },
         },
         { key: Attr.RESULT_ITEM_COUNT, value: { intValue: i % 7 } },
         { key: Attr.SCOPE_RESOURCE, value: { stringValue: 'service_accounts' } },
