@@ -21,6 +21,7 @@ import { Attr, GenAi } from '../contract/index.ts';
 import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
 import { DEFAULT_RETENTION_DAYS } from '../schema/config.ts';
 import { migrateUp } from '../schema/migrations.ts';
+import { canonicalDetectorRows } from '../testkit/detector-rows.ts';
 import { ingestSpans } from '../testkit/ingest.ts';
 import { freshDatabase, services } from '../testkit/services.ts';
 import { buildSessionSpans } from '../testkit/session-spans.ts';
@@ -115,6 +116,26 @@ async function quality(): Promise<void> {
     const amwce = (await runDetector(db.ch, 'absence_mutation_without_complete_evidence', params)).map((r) =>
       AbsenceMutationRow.parse(r),
     );
+    // Conformance of the incremental detectors (every session of the corpus arrived) with these range detectors.
+    const arrivals = {
+      database: db.database,
+      tenant: 'bench',
+      arrived_since: new Date(0),
+      arrived_until: new Date(Date.now() + 60_000),
+      window_seconds: WINDOW_SECONDS,
+    };
+    const [mairRange, amwceRange, mairIncremental, amwceIncremental] = await Promise.all([
+      runDetector(db.ch, 'mutation_after_incomplete_read', params),
+      runDetector(db.ch, 'absence_mutation_without_complete_evidence', params),
+      runDetector(db.ch, 'incremental_mutation_after_incomplete_read', arrivals),
+      runDetector(db.ch, 'incremental_absence_mutation_without_complete_evidence', arrivals),
+    ]);
+    const same = (a: unknown[], b: unknown[]) =>
+      JSON.stringify(canonicalDetectorRows(a)) === JSON.stringify(canonicalDetectorRows(b));
+    const conformance = {
+      mair: same(mairRange, mairIncremental),
+      amwce: same(amwceRange, amwceIncremental),
+    };
     const score = (found: Set<string>, expected: Set<string>) => {
       const tp = [...found].filter((x) => expected.has(x)).length;
       return {
@@ -142,6 +163,9 @@ async function quality(): Promise<void> {
     console.log(
       `absence_mutation_without_complete_evidence: precision ${a.precision.toFixed(4)}  recall ${a.recall.toFixed(4)}  ` +
         `(tp ${a.tp}, fp ${a.fp}, fn ${a.fn}; ${truth.amwce.size} positives)`,
+    );
+    console.log(
+      `incremental detectors vs these range detectors (conformance, same rows): mutation_after_incomplete_read ${conformance.mair ? 'identical' : 'DIFFERENT'}, absence_mutation_without_complete_evidence ${conformance.amwce ? 'identical' : 'DIFFERENT'}`,
     );
     const sessionsText = `${corpus.length} sessions`;
     figures.push(
