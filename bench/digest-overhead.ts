@@ -17,7 +17,7 @@ import { digestEntries } from '../audit/recorder.ts';
 import { emptyFlattenResult, flattenInto } from '../ingest/flatten.ts';
 import { encodeRows } from '../ingest/writer.ts';
 import { encodeNative } from '../platform/native/encode.ts';
-import { decodeExportTraceServiceRequestFast } from '../platform/otlp/index.ts';
+import { decodeExportTraceServiceRequest } from '../platform/otlp/index.ts';
 import { TOOL_CALL_NATIVE, type ToolCallRow } from '../schema/rows.ts';
 import { syntheticMessage } from '../testkit/ingest.ts';
 import { printBenchReport, spread } from './support/report.ts';
@@ -144,7 +144,7 @@ const messages = Array.from({ length: ROWS / 10 }, (_, i) =>
   }),
 );
 const flat = emptyFlattenResult();
-for (const m of messages) flattenInto(flat, decodeExportTraceServiceRequestFast(m));
+for (const m of messages) flattenInto(flat, decodeExportTraceServiceRequest(m));
 const batchRows = flat.toolCalls.length + flat.warnings.length + flat.spans.length;
 
 const blocks = encodeRows(flat);

@@ -110,7 +110,7 @@ export function prepare(body: Buffer, format: BodyFormat, tenant: string): Prepa
 
 /**
  * `prepare`, then one Kafka-ready message per trace. A protobuf body whose spans are all valid takes the fast path
- * (prepare-fast.ts: same result, no span decoded; a span to reject or flag takes the general path); any other body the general one.
+ * (collector/fast/: same result, no span decoded; a span to reject or flag takes the general path); any other body the general one.
  */
 export function prepareMessages(body: Buffer, format: BodyFormat, tenant: string): PreparedMessages {
   if (format === 'protobuf') {

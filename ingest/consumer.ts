@@ -15,7 +15,7 @@ import {
   messageIdOf,
   type OutgoingMessage,
 } from '../platform/kafka/index.ts';
-import { decodeExportTraceServiceRequestFast, type ExportTraceServiceRequest } from '../platform/otlp/index.ts';
+import { decodeExportTraceServiceRequest, type ExportTraceServiceRequest } from '../platform/otlp/index.ts';
 import { BATCH_INTENT, BATCH_STORED, type BatchLog, type BatchLogEntry, type BatchRange } from './batch-log.ts';
 import { rejectedSpansLetter, undecodableLetter } from './dead-letter.ts';
 import { DedupWindow } from './dedup-window.ts';
@@ -135,7 +135,7 @@ class Entry implements PlanEntry {
   decodeRows(): void {
     let request: ExportTraceServiceRequest;
     try {
-      request = this.message.value ? decodeExportTraceServiceRequestFast(this.message.value) : { resourceSpans: [] };
+      request = this.message.value ? decodeExportTraceServiceRequest(this.message.value) : { resourceSpans: [] };
     } catch (err) {
       this.error = (err as Error).message;
       return;

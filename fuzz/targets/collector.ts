@@ -10,7 +10,7 @@ import { buildCollectorServer } from '../../collector/server.ts';
 import type { SpanSink } from '../../collector/sink.ts';
 import type { TraceMessage } from '../../collector/split-by-trace.ts';
 import {
-  decodeExportTraceServiceRequestFast,
+  decodeExportTraceServiceRequest,
   decodeExportTraceServiceResponse,
   type ExportTraceServiceRequest,
 } from '../../platform/otlp/index.ts';
@@ -45,7 +45,7 @@ export class EncodedCountingSink extends CountingSink {
   async writeEncoded(messages: TraceMessage[]): Promise<void> {
     for (const m of messages) {
       try {
-        const r = decodeExportTraceServiceRequestFast(m.value);
+        const r = decodeExportTraceServiceRequest(m.value);
         this.spans += r.resourceSpans.reduce((n, rs) => n + rs.scopeSpans.reduce((k, ss) => k + ss.spans.length, 0), 0);
       } catch {
         this.poisoned += m.spanCount;

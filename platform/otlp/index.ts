@@ -21,6 +21,5 @@ export {
   OtlpDecodeError,
 } from './protobuf.ts';
 export * from './rpc-status.ts';
-export { decodeExportTraceServiceRequestFast } from './stream-decode.ts';
 export type * from './types.ts';
 export * from './values.ts';

@@ -27,7 +27,7 @@ interface ProtobufWriter {
   finish(): Uint8Array;
 }
 
-export interface ProtobufReaderInstance {
+interface ProtobufReaderInstance {
   buf: Uint8Array;
   pos: number;
   len: number;
@@ -156,7 +156,7 @@ function messageTypes(namespace: object, found: GeneratedType<unknown>[] = []): 
 
 // The generated decoders stop a message at `pos >= end` but never check that its last field ended exactly there:
 // a nested length (a string, an attribute, an event) that runs past its enclosing message's end is read from the
-// next field's bytes and the message is accepted. The ingest's decoder (stream-decode.ts) refuses such bytes, so a
+// next field's bytes and the message is accepted. The one streaming reader (reader/) refuses such bytes, so a
 // span accepted here and forwarded as received would be acknowledged, then dead-lettered (fuzz/README.md, case
 // otlp-threads #4100 of seed 42). Checked decoding refuses a message whose fields do not end at its length.
 for (const type of messageTypes(root.opentelemetry)) {
@@ -189,11 +189,6 @@ for (const type of [
     }
     return message;
   };
-}
-
-/** A reader with the same string rules as the generated decoding here (for platform/otlp/stream-decode.ts). */
-export function createCheckedReader(bytes: Uint8Array): ProtobufReaderInstance {
-  return new CheckedReader(toBuffer(bytes));
 }
 
 export class OtlpDecodeError extends Error {

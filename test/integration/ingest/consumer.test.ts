@@ -84,6 +84,13 @@ describe('ingest consumer (real Kafka, real ClickHouse)', () => {
         await h.count(`SELECT uniqExact(trace_id, span_id) AS n FROM ${db}.tool_calls WHERE tenant = '${tenant}'`),
         15,
       );
+      // The counters move once the batch is marked stored, a moment after its rows are visible.
+      for (
+        const end = Date.now() + 10_000;
+        (await metricValue(second.metrics.resentMessages)) < 1 && Date.now() < end;
+      ) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
       assert.equal(await metricValue(second.metrics.resentMessages), 1);
       assert.equal(await metricValue(second.metrics.resentSpans), 6, '5 tool spans and their parent');
       assert.equal(

@@ -7,7 +7,7 @@ import { createDigestRecorder, digestEntries, type StoredRows } from '../../../a
 import { emptyFlattenResult, flattenInto } from '../../../ingest/flatten.ts';
 import { encodeRows } from '../../../ingest/writer.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
-import { decodeExportTraceServiceRequestFast } from '../../../platform/otlp/index.ts';
+import { decodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
 import { mulberry32 } from '../../../platform/seeded-random.ts';
 import { syntheticMessage } from '../../../testkit/ingest.ts';
 
@@ -146,7 +146,7 @@ describe('digest offload keeps every hash byte-identical', () => {
         startMs: (HOUR_S + i * 300) * 1000,
         warningEvery: 2,
       });
-      flattenInto(rows, decodeExportTraceServiceRequestFast(m));
+      flattenInto(rows, decodeExportTraceServiceRequest(m));
     }
     assert.ok(rows.toolCalls.length > 0 && rows.warnings.length > 0 && rows.spans.length > 0);
     const blocks = encodeRows(rows);

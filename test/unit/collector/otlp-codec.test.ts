@@ -7,7 +7,6 @@ import {
   bytesToHex,
   decodeExportTraceServiceRequest,
   decodeExportTraceServiceRequestChecked,
-  decodeExportTraceServiceRequestFast,
   decodeExportTraceServiceResponse,
   decodeRpcStatus,
   encodeExportTraceServiceRequest,
@@ -19,6 +18,7 @@ import {
   OtlpDecodeError,
   OtlpJsonError,
 } from '../../../platform/otlp/index.ts';
+import { readTraceRequest } from '../../../platform/otlp/reader/index.ts';
 
 function sdkSpans() {
   const exporter = new InMemorySpanExporter();
@@ -81,7 +81,9 @@ describe('platform/otlp protobuf', () => {
     const body = Uint8Array.from(field(0x0a, field(0x12, scopeSpans)));
     assert.throws(() => decodeExportTraceServiceRequestChecked(body), /runs past the end of its message/);
     // The ingest's decoder refuses the same bytes with the same error (it must never take what the collector refused).
-    assert.throws(() => decodeExportTraceServiceRequestFast(body), /runs past the end of its message/);
+    assert.throws(() => decodeExportTraceServiceRequest(body), /runs past the end of its message/);
+    // And the one streaming reader (the collector's and the ingest's fast paths) leaves them to those.
+    assert.equal(readTraceRequest(Buffer.from(body), { resource() {}, scope() {}, span() {} }), false);
   });
 
   it('reports invalid UTF-8 on exactly the span that carries it', () => {

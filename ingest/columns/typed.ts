@@ -1,0 +1,132 @@
+/**
+ * The tool_calls columns typed from attributes (ingest/flatten.ts COLUMN_SETTERS) and the keys and values the
+ * column path compares in place, as bytes and as the reader's key hashes.
+ */
+import { Buffer } from 'node:buffer';
+import {
+  Attr,
+  type AttrName,
+  ENUM_VALUES,
+  EXECUTE_TOOL,
+  GenAi,
+  isJudgedContractKey,
+  marksToolSpan,
+  OtelResource,
+  WarningEvent,
+} from '../../contract/index.ts';
+import { keyHash } from '../../platform/otlp/reader/index.ts';
+import { TOOL_CALLS } from './layout.ts';
+import { encodedString } from './stream.ts';
+
+/**
+ * Typed tool_calls attributes (ingest/flatten.ts COLUMN_SETTERS): the kind of value the column takes, and its
+ * stream. A value of another kind goes to `attributes` as text, as flatten does.
+ */
+type Typed =
+  | { kind: 'operation' }
+  | { kind: 'string'; stream: number }
+  | { kind: 'complete' }
+  | { kind: 'strings'; stream: number }
+  | { kind: 'int'; stream: number }
+  | { kind: 'sequence' };
+
+const TYPED: [string, Typed][] = [
+  [GenAi.OPERATION_NAME, { kind: 'operation' }],
+  [GenAi.TOOL_NAME, { kind: 'string', stream: TOOL_CALLS.s('tool_name') }],
+  [GenAi.TOOL_CALL_ID, { kind: 'string', stream: TOOL_CALLS.s('tool_call_id') }],
+  [GenAi.CONVERSATION_ID, { kind: 'string', stream: TOOL_CALLS.s('session_id') }],
+  [GenAi.AGENT_NAME, { kind: 'string', stream: TOOL_CALLS.s('agent_name') }],
+  [GenAi.AGENT_ID, { kind: 'string', stream: TOOL_CALLS.s('agent_id') }],
+  [Attr.EFFECT, { kind: 'string', stream: TOOL_CALLS.s('effect') }],
+  [Attr.RESULT_STATUS, { kind: 'string', stream: TOOL_CALLS.s('result_status') }],
+  [Attr.RESULT_COMPLETE, { kind: 'complete' }],
+  [Attr.RESULT_REASONS, { kind: 'strings', stream: TOOL_CALLS.s('result_reasons') }],
+  [Attr.RESULT_ITEM_COUNT, { kind: 'int', stream: TOOL_CALLS.s('result_item_count') }],
+  [Attr.RESULT_CONTINUATION, { kind: 'string', stream: TOOL_CALLS.s('result_continuation') }],
+  [Attr.SCOPE_RESOURCE, { kind: 'string', stream: TOOL_CALLS.s('scope_resource') }],
+  [Attr.SCOPE_VISIBILITY, { kind: 'string', stream: TOOL_CALLS.s('scope_visibility') }],
+  [Attr.SCOPE_SNAPSHOT, { kind: 'string', stream: TOOL_CALLS.s('scope_snapshot') }],
+  [Attr.WARNINGS, { kind: 'strings', stream: TOOL_CALLS.s('warnings') }],
+  [Attr.MUTATION_BASIS, { kind: 'string', stream: TOOL_CALLS.s('mutation_basis') }],
+  [Attr.MUTATION_TARGET_COUNT, { kind: 'int', stream: TOOL_CALLS.s('mutation_target_count') }],
+  [Attr.MUTATION_EVIDENCE_SNAPSHOTS, { kind: 'strings', stream: TOOL_CALLS.s('evidence_snapshots') }],
+  [Attr.MUTATION_EVIDENCE_CALL_IDS, { kind: 'strings', stream: TOOL_CALLS.s('evidence_call_ids') }],
+  [Attr.GUARD_DECISION, { kind: 'string', stream: TOOL_CALLS.s('guard_decision') }],
+  [Attr.SESSION_SEQUENCE, { kind: 'sequence' }],
+];
+export const TYPED_KEYS = TYPED.map(([k]) => Buffer.from(k, 'utf8'));
+const TYPED_SPECS = TYPED.map(([, t]) => t);
+export const STRING_COLUMNS = TYPED_SPECS.flatMap((t) => (t.kind === 'string' ? [t.stream] : []));
+export const STRINGS_COLUMNS = TYPED_SPECS.flatMap((t) => (t.kind === 'strings' ? [t.stream] : []));
+const TYPED_IDS: readonly number[] = TYPED_SPECS.map((_, i) => i);
+/** Typed keys by hash (a hit is then compared byte for byte). */
+export const TYPED_BY_HASH = new Map<number, number>();
+for (const i of TYPED_IDS) {
+  const h = keyHash(TYPED_KEYS[i]!);
+  if (TYPED_BY_HASH.has(h)) throw new Error('wire-columns: typed keys share a hash');
+  TYPED_BY_HASH.set(h, i);
+}
+export const H_OPERATION = keyHash(Buffer.from(GenAi.OPERATION_NAME));
+const STRING_COLUMN_SLOT = new Map(STRING_COLUMNS.map((s, i) => [s, i]));
+const STRINGS_COLUMN_SLOT = new Map(STRINGS_COLUMNS.map((s, i) => [s, i]));
+export const K_OPERATION_KIND = 0;
+export const K_STRING = 1;
+export const K_COMPLETE = 2;
+export const K_STRINGS = 3;
+export const K_ITEM_COUNT = 4;
+export const K_TARGET_COUNT = 5;
+export const K_SEQUENCE = 6;
+/** Per typed key: its kind (above) and its slot in stringSlot / stringsSlot. */
+export const TYPED_KIND = Int8Array.from(TYPED_SPECS, (t) =>
+  t.kind === 'operation'
+    ? K_OPERATION_KIND
+    : t.kind === 'string'
+      ? K_STRING
+      : t.kind === 'complete'
+        ? K_COMPLETE
+        : t.kind === 'strings'
+          ? K_STRINGS
+          : t.kind === 'sequence'
+            ? K_SEQUENCE
+            : t.stream === TOOL_CALLS.s('result_item_count')
+              ? K_ITEM_COUNT
+              : K_TARGET_COUNT,
+);
+export const TYPED_SLOT = Int32Array.from(TYPED_SPECS, (t) =>
+  t.kind === 'string'
+    ? STRING_COLUMN_SLOT.get(t.stream)!
+    : t.kind === 'strings'
+      ? STRINGS_COLUMN_SLOT.get(t.stream)!
+      : -1,
+);
+/**
+ * Per typed key: 1 when it is a `tooltrail.*` contract attribute (a value of another kind is flagged by flatten:
+ * general path), 2 when its presence also makes a span a tool call; its allowed values when enumerated.
+ */
+export const TYPED_CONTRACT = Uint8Array.from(TYPED, ([k]) =>
+  isJudgedContractKey(k) ? (marksToolSpan(k) ? 2 : 1) : 0,
+);
+export const TYPED_ALLOWED: (Buffer[] | undefined)[] = TYPED.map(([k]) =>
+  ENUM_VALUES[k as AttrName]?.map((v) => Buffer.from(v, 'utf8')),
+);
+export const T_TOOL_NAME = TYPED.findIndex(([k]) => k === GenAi.TOOL_NAME);
+/** The one contract attribute without a column: judged all the same (a string). */
+export const K_SEMCONV = Buffer.from(Attr.SEMCONV_VERSION);
+export const H_SEMCONV = keyHash(K_SEMCONV);
+export const SLOT_TOOL_NAME = STRING_COLUMN_SLOT.get(TOOL_CALLS.s('tool_name'))!;
+export const SLOT_AGENT_NAME = STRING_COLUMN_SLOT.get(TOOL_CALLS.s('agent_name'))!;
+export const SLOT_SESSION_ID = STRING_COLUMN_SLOT.get(TOOL_CALLS.s('session_id'))!;
+
+export const K_TENANT = Buffer.from(Attr.TENANT);
+export const K_SERVICE = Buffer.from(OtelResource.SERVICE_NAME);
+export const K_OPERATION = Buffer.from(GenAi.OPERATION_NAME);
+export const V_EXECUTE_TOOL = Buffer.from(EXECUTE_TOOL);
+export const WARNING_EVENT = Buffer.from(WarningEvent.NAME);
+export const K_CODE = Buffer.from(WarningEvent.CODE);
+export const K_SOURCE = Buffer.from(WarningEvent.SOURCE);
+export const K_MESSAGE = Buffer.from(WarningEvent.MESSAGE);
+export const K_PROTO = Buffer.from('__proto__');
+export const SPAN_KINDS = ['Unspecified', 'Internal', 'Server', 'Client', 'Producer', 'Consumer'].map(encodedString);
+export const STATUS_CODES = ['Unset', 'Ok', 'Error'].map(encodedString);
+export const TRUE = encodedString('true');
+export const FALSE = encodedString('false');

@@ -1,0 +1,100 @@
+/**
+ * The collector and the ingest read OTLP protobuf through the one reader, with the generated decoder as both
+ * stages' general path: a body the collector refuses as not OTLP is one the ingest dead-letters as undecodable,
+ * and every per-trace message the collector forwards after accepting spans is read by the ingest, column path or
+ * general path, with every accepted span stored under the credential's tenant and the column path's rows equal to
+ * the reference decoding's (the fuzzer once found the collector answering 200 for a message the ingest refused).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { CollectorHttpError } from '../../../collector/errors.ts';
+import { prepareMessages } from '../../../collector/prepare.ts';
+import { otlpCase } from '../../../fuzz/otlp-gen.ts';
+import { Rng } from '../../../fuzz/rng.ts';
+import { flatten } from '../../../ingest/flatten.ts';
+import { assembleBlocks, ColumnArena, decodeToColumns } from '../../../ingest/wire-columns.ts';
+import {
+  decodeExportTraceServiceRequest,
+  encodeExportTraceServiceRequest,
+  OtlpDecodeError,
+} from '../../../platform/otlp/index.ts';
+import { syntheticMessage } from '../../../testkit/ingest.ts';
+import { blocksOf, plainRequest, prng, randomRequest } from '../ingest/otlp-payloads.ts';
+
+const TENANT = 'acme';
+
+type Verdict = 'refused' | 'accepted' | 'none accepted';
+
+/** The collector's answer to a protobuf body, checking each message it forwards as the ingest reads it. */
+function throughPipeline(body: Buffer, label: string): Verdict {
+  let prepared: ReturnType<typeof prepareMessages>;
+  try {
+    prepared = prepareMessages(body, 'protobuf', TENANT);
+  } catch (err) {
+    assert.ok(err instanceof CollectorHttpError && err.statusCode === 400, `${label}: the collector answers 400`);
+    // The ingest, given the same bytes (a third party's Kafka message), dead-letters them as undecodable.
+    assert.equal(decodeToColumns(new ColumnArena(), body), undefined, `${label}: the column path leaves them`);
+    assert.throws(() => decodeExportTraceServiceRequest(body), OtlpDecodeError, `${label}: the ingest refuses them`);
+    return 'refused';
+  }
+  let stored = 0;
+  for (const m of prepared.messages) {
+    const value = Buffer.from(m.value);
+    const reference = flatten(decodeExportTraceServiceRequest(value));
+    assert.deepEqual(reference.rejected, [], `${label}: no span the collector accepted is rejected by the ingest`);
+    const rows = reference.toolCalls.length + reference.spans.length;
+    assert.equal(rows, m.spanCount, `${label}: every accepted span of the message is a row`);
+    assert.ok(
+      [...reference.toolCalls, ...reference.warnings].every((r) => r.tenant === TENANT),
+      `${label}: tenant`,
+    );
+    const arena = new ColumnArena();
+    const mark = decodeToColumns(arena, value);
+    if (mark) {
+      const blocks = assembleBlocks(arena, [mark]);
+      assert.deepEqual(
+        [blocks.toolCalls.body, blocks.warnings.body, blocks.spans.body].map((b) => Buffer.from(b)),
+        blocksOf(reference),
+        `${label}: the column path's rows are the reference decoding's`,
+      );
+    }
+    stored += rows;
+  }
+  assert.equal(stored, prepared.accepted, `${label}: the ingest stores exactly the spans the collector accepted`);
+  return prepared.accepted > 0 ? 'accepted' : 'none accepted';
+}
+
+describe('the collector accepts what the ingest reads (one OTLP reader, one reference decoder)', () => {
+  it('on the fuzzer’s protobuf bodies: refused by both, or every accepted span read by the ingest (1,200 cases)', () => {
+    const rng = new Rng(20261202);
+    const seen = new Map<Verdict, number>();
+    for (let k = 0; k < 1_200; k++) {
+      const c = otlpCase(rng, { token: 't' });
+      if (c.headers['content-encoding'] !== undefined || c.label.startsWith('json')) continue;
+      const v = throughPipeline(c.body, `fuzz case ${k} (${c.label})`);
+      seen.set(v, (seen.get(v) ?? 0) + 1);
+    }
+    assert.ok((seen.get('refused') ?? 0) > 20 && (seen.get('accepted') ?? 0) > 20, JSON.stringify([...seen]));
+  });
+
+  it('on generated requests, the bench messages, and their corrupted and truncated bytes', () => {
+    const seen = new Map<Verdict, number>();
+    const count = (v: Verdict) => seen.set(v, (seen.get(v) ?? 0) + 1);
+    for (let seed = 1; seed <= 200; seed++) {
+      const r = prng(seed * 104729);
+      for (const bytes of [
+        Buffer.from(encodeExportTraceServiceRequest(randomRequest(r))),
+        Buffer.from(encodeExportTraceServiceRequest(plainRequest(r))),
+        Buffer.from(syntheticMessage({ seed, toolSpans: 4, tenant: 'claimed', warningEvery: 2 })),
+      ]) {
+        count(throughPipeline(bytes, `seed ${seed}`));
+        if (bytes.length === 0) continue;
+        const copy = Buffer.from(bytes);
+        for (let k = 0; k <= r.int(3); k++) copy[r.int(copy.length)] = r.int(256);
+        count(throughPipeline(copy, `corrupted ${seed}`));
+        count(throughPipeline(bytes.subarray(0, r.int(bytes.length)), `truncated ${seed}`));
+      }
+    }
+    assert.ok((seen.get('refused') ?? 0) > 50 && (seen.get('accepted') ?? 0) > 300, JSON.stringify([...seen]));
+  });
+});
