@@ -5,13 +5,17 @@
  * computes the same entries on the main thread, so the offload can cost speed but never a digest.
  */
 import { Worker } from 'node:worker_threads';
+import { FROM_SOURCES } from '../platform/package-root.ts';
 import { type ComputedEntries, countsOf, type DigestSource, packBlocks, type WorkerResponse } from './digest-source.ts';
 
-// The sources are TypeScript: the worker registers tsx itself (the parent may have done so through `--import tsx`
-// or tsx's `register()` in bin/tooltrail.js, which a worker does not inherit).
-const WORKER_URL = new URL('./digest-worker.ts', import.meta.url).href;
-const TSX_API = import.meta.resolve('tsx/esm/api');
-const BOOT = `import(${JSON.stringify(TSX_API)}).then((m) => { m.register(); return import(${JSON.stringify(WORKER_URL)}); });`;
+// From the sources the worker registers tsx itself (the parent may have done so through `--import tsx` or tsx's
+// `register()` in bin/tooltrail.js, which a worker does not inherit); the compiled build imports its worker as it is.
+function workerBoot(): string {
+  if (!FROM_SOURCES) return `import(${JSON.stringify(new URL('./digest-worker.js', import.meta.url).href)});`;
+  const worker = JSON.stringify(new URL('./digest-worker.ts', import.meta.url).href);
+  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
+  return `import(${tsx}).then((m) => { m.register(); return import(${worker}); });`;
+}
 
 interface Pending {
   resolve(result: ComputedEntries | undefined): void;
@@ -28,7 +32,7 @@ function settleAll(): void {
 
 function ensureWorker(): Worker {
   if (worker) return worker;
-  const w = new Worker(BOOT, { eval: true, execArgv: [] });
+  const w = new Worker(workerBoot(), { eval: true, execArgv: [] });
   w.unref();
   w.on('message', (res: WorkerResponse) => {
     const p = pending.get(res.id);

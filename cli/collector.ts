@@ -6,10 +6,8 @@
  */
 import { spawn } from 'node:child_process';
 import type { Command } from 'commander';
-import { CollectorConfigError, type CollectorConfigInput, loadCollectorConfig } from '../collector/config.ts';
-import { createCollector } from '../collector/factory.ts';
+import type { CollectorConfigInput, loadCollectorConfig } from '../collector/config.ts';
 import { COLLECTOR_NODE_FLAGS, hasCollectorNodeFlags, REEXEC_ENV } from '../collector/node-flags.ts';
-import { ConfigError } from '../platform/connections.ts';
 
 interface CollectorFlags {
   config?: string;
@@ -31,6 +29,9 @@ export function registerCollectorCommand(program: Command): void {
     .option('--topic <name>', 'Kafka topic (default otlp_spans)')
     .option('--sink <kafka|discard>', 'where spans go; discard drops them (benchmarks only)')
     .action(async (flags: CollectorFlags) => {
+      // Loaded when the command runs, so that `tooltrail --help` and the other commands do not pay for it.
+      const { CollectorConfigError, loadCollectorConfig } = await import('../collector/config.ts');
+      const { ConfigError } = await import('../platform/connections.ts');
       const overrides: CollectorConfigInput = {};
       if (flags.host !== undefined || flags.port !== undefined) {
         overrides.http = {
@@ -54,6 +55,7 @@ export function registerCollectorCommand(program: Command): void {
         return;
       }
       // The logger stays at warn; what senders get wrong is the operator's to read, so it goes to stdout.
+      const { createCollector } = await import('../collector/factory.ts');
       const collector = await createCollector(config, { logger: { level: 'warn' }, senders: (l) => console.log(l) });
       const address = await collector.start();
       const tenants = new Set(config.auth.tokens.map((t) => t.tenant));

@@ -1,8 +1,5 @@
 import type { Command } from 'commander';
-import { digestConfigFromEnv } from '../audit/config.ts';
-import { createDigestRecorder } from '../audit/recorder.ts';
-import { type IngestOverrides, loadIngestConfig } from '../ingest/config.ts';
-import { startIngest } from '../ingest/service.ts';
+import type { IngestOverrides } from '../ingest/config.ts';
 
 interface IngestFlags {
   topic?: string;
@@ -63,6 +60,11 @@ export function registerIngestCommand(program: Command): void {
  * entry point of the kill -9 tests' child process, so they exercise exactly what the command runs.
  */
 export async function runIngest(flags: IngestOverrides): Promise<void> {
+  // Loaded when the command runs, so that `tooltrail --help` and the other commands do not pay for it.
+  const { digestConfigFromEnv } = await import('../audit/config.ts');
+  const { createDigestRecorder } = await import('../audit/recorder.ts');
+  const { loadIngestConfig } = await import('../ingest/config.ts');
+  const { startIngest } = await import('../ingest/service.ts');
   const config = loadIngestConfig(flags);
   const digestConfig = config.auditDigests ? digestConfigFromEnv() : undefined;
   // Same tamper evidence as direct mode: `tooltrail verify` checks rows against these digests.

@@ -4,9 +4,7 @@
  * HTTP server. Runs until the client goes away (stdio) or SIGINT/SIGTERM, then flushes its spans.
  */
 import type { Command } from 'commander';
-import { loadMcpProxyConfig, McpProxyConfigError } from '../mcp-proxy/config.ts';
-import { startMcpProxy } from '../mcp-proxy/factory.ts';
-import { ConfigError } from '../platform/connections.ts';
+import type { loadMcpProxyConfig } from '../mcp-proxy/config.ts';
 
 interface McpProxyFlags {
   upstream?: string;
@@ -43,6 +41,10 @@ export function registerMcpProxyCommand(program: Command): void {
     .option('--policy <file>', 'per-tool policy file (YAML or JSON)')
     .option('--service-name <name>', 'service.name of the spans (default tooltrail-mcp-proxy)')
     .action(async (server: string[], flags: McpProxyFlags) => {
+      // Loaded when the command runs, so that `tooltrail --help` and the other commands do not pay for it.
+      const { loadMcpProxyConfig, McpProxyConfigError } = await import('../mcp-proxy/config.ts');
+      const { startMcpProxy } = await import('../mcp-proxy/factory.ts');
+      const { ConfigError } = await import('../platform/connections.ts');
       let config: ReturnType<typeof loadMcpProxyConfig>;
       try {
         config = loadMcpProxyConfig({

@@ -1,8 +1,4 @@
 import type { Command } from 'commander';
-import { createClickHouse } from '../platform/clickhouse.ts';
-import { schemaConfigFromEnv } from '../schema/config.ts';
-import { loadMigrations, migrateDown, migrateUp, renderSql } from '../schema/migrations.ts';
-import { loadServicesConfig } from '../services/config.ts';
 
 export function registerMigrateCommand(program: Command): void {
   program
@@ -11,6 +7,11 @@ export function registerMigrateCommand(program: Command): void {
     .option('--down <steps>', 'revert the newest N applied migrations', (v) => Number.parseInt(v, 10))
     .option('--print', 'print the rendered DDL instead of running it (e.g. the cluster variant)')
     .action(async (opts: { down?: number; print?: boolean }) => {
+      // Loaded when the command runs, so that `tooltrail --help` and the other commands do not pay for it.
+      const { createClickHouse } = await import('../platform/clickhouse.ts');
+      const { schemaConfigFromEnv } = await import('../schema/config.ts');
+      const { loadMigrations, migrateDown, migrateUp, renderSql } = await import('../schema/migrations.ts');
+      const { loadServicesConfig } = await import('../services/config.ts');
       const schema = schemaConfigFromEnv();
       if (opts.print) {
         for (const m of loadMigrations()) console.log(`-- ${m.version}_${m.name}\n${renderSql(m.up, schema)};\n`);

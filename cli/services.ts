@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
-import { loadServicesConfig } from '../services/config.ts';
-import { servicesDown, servicesStatus, servicesUp } from '../services/manager.ts';
+
+// Loaded when the command runs, so that `tooltrail --help` and the other commands do not pay for it.
+const load = async () => ({ ...(await import('../services/config.ts')), ...(await import('../services/manager.ts')) });
 
 export function registerServicesCommand(program: Command): void {
   const services = program
@@ -17,6 +18,7 @@ export function registerServicesCommand(program: Command): void {
       'run a replicated Kafka cluster of n brokers (RF min(3, n), min.insync.replicas 2 from 3 brokers); default 1, or TOOLTRAIL_KAFKA_BROKER_COUNT',
     )
     .action(async (opts: { kafkaBrokers?: string }) => {
+      const { loadServicesConfig, servicesUp } = await load();
       const env = opts.kafkaBrokers ? { ...process.env, TOOLTRAIL_KAFKA_BROKER_COUNT: opts.kafkaBrokers } : process.env;
       const results = await servicesUp(loadServicesConfig(env));
       for (const r of results) {
@@ -31,6 +33,7 @@ export function registerServicesCommand(program: Command): void {
     .description('stop the local services (external ones are left alone)')
     .option('--purge', 'also delete their data (the cached Kafka jars are kept)')
     .action(async (opts: { purge?: boolean }) => {
+      const { loadServicesConfig, servicesDown } = await load();
       for (const r of await servicesDown(loadServicesConfig(), opts.purge ?? false)) {
         console.log(`${r.name.padEnd(13)} ${r.stopped ? 'stopped' : 'not running'}`);
       }
@@ -41,6 +44,7 @@ export function registerServicesCommand(program: Command): void {
     .description('report each service; exits non-zero when one is unhealthy')
     .option('--json', 'print JSON')
     .action(async (opts: { json?: boolean }) => {
+      const { loadServicesConfig, servicesStatus } = await load();
       const statuses = await servicesStatus(loadServicesConfig());
       if (opts.json) console.log(JSON.stringify(statuses, null, 2));
       else {

@@ -1,10 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DEFAULT_PORT, TOKENS_ENV } from '../collector/config.ts';
-import { parseTokenList, TokenConfigError } from '../platform/auth/tokens.ts';
-import { schemaConfigFromEnv } from '../schema/config.ts';
-import { loadServicesConfig } from '../services/config.ts';
-import { defaultPagesFile, startStack } from './stack/stack.ts';
+import type { parseTokenList } from '../platform/auth/tokens.ts';
 
 export const DEFAULT_EVALUATE_EVERY_SECONDS = 10;
 
@@ -36,6 +33,11 @@ export function registerUpCommand(program: Command): void {
     )
     .option('--tokens-file <path>', 'read the collector tokens ("token=tenant,...", commas or new lines) from a file')
     .action(async (flags: UpFlags) => {
+      // Loaded when the command runs, so that `tooltrail --help` and the other commands do not pay for it.
+      const { parseTokenList, TokenConfigError } = await import('../platform/auth/tokens.ts');
+      const { schemaConfigFromEnv } = await import('../schema/config.ts');
+      const { loadServicesConfig } = await import('../services/config.ts');
+      const { defaultPagesFile, startStack } = await import('./stack/stack.ts');
       const services = loadServicesConfig();
       // Checked before anything starts: a bad token must not leave ClickHouse started and migrated behind it.
       let tokens: ReturnType<typeof parseTokenList>;

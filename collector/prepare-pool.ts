@@ -6,10 +6,12 @@
  * come back in one transferred buffer: nothing but a few numbers and keys is copied.
  */
 import { Worker } from 'node:worker_threads';
+import { FROM_SOURCES } from '../platform/package-root.ts';
 import { CollectorHttpError, type RefusalReason } from './errors.ts';
 import type { BodyFormat, PreparedMessages, PreparedSummary } from './prepare.ts';
 
-const ENTRY = new URL('./prepare-worker.mjs', import.meta.url);
+// From the sources a worker needs tsx registered first (prepare-worker.mjs does it); the build runs as it is.
+const ENTRY = new URL(FROM_SOURCES ? './prepare-worker.mjs' : './prepare-worker.js', import.meta.url);
 
 /** main -> thread */
 export interface PrepareRequest {

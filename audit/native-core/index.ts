@@ -5,7 +5,9 @@
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../../platform/package-root.ts';
 
 export interface NativeRowHasher {
   /**
@@ -24,7 +26,7 @@ export interface NativeRowHasher {
   ): number;
 }
 
-export const NATIVE_ADDON_PATH = fileURLToPath(new URL('../../build/row-hashes.node', import.meta.url));
+export const NATIVE_ADDON_PATH = join(PACKAGE_ROOT, 'build/row-hashes.node');
 export const NATIVE_SOURCE_PATH = fileURLToPath(new URL('row-hashes.c', import.meta.url));
 
 function load(): NativeRowHasher | undefined {

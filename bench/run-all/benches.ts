@@ -15,6 +15,12 @@ export interface BenchSpec {
 
 export const BENCHES: readonly BenchSpec[] = [
   {
+    name: 'cli-startup',
+    file: 'bench/cli-startup.ts',
+    full: [],
+    quick: ['--rounds', '5'],
+  },
+  {
     name: 'instrumentation-overhead',
     file: 'bench/instrumentation-overhead.ts',
     // Positional: rounds, calls per round.
