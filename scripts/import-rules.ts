@@ -33,7 +33,7 @@ const RULES: Record<string, { may: readonly string[] | '*'; never?: readonly str
   ...Object.fromEntries(STAGES.map((s) => [s, { may: SHARED }])),
   services: { may: ['contract', 'platform'] },
   cli: { may: '*', never: [...TOOLS, 'testkit', 'test'] },
-  bin: { may: ['cli'] },
+  bin: { may: ['cli', 'dist'] },
   scripts: { may: [] },
   testkit: { may: '*', never: ['test', ...TOOLS] },
   ...Object.fromEntries(TOOLS.map((t) => [t, { may: '*', never: ['test'] }])),

@@ -3,6 +3,7 @@
  * platform/kafka/ makes a measured switch to another client a change to this folder only.
  */
 import kafkajs from 'kafkajs';
+import './throttle-timer.ts';
 
 const { Kafka, logLevel } = kafkajs;
 export type KafkaClient = InstanceType<typeof Kafka>;
