@@ -15,7 +15,8 @@ import { assertPortsFree, commandExists, processPaths, startDetached, waitHealth
 import type { ManagedService } from '../service.ts';
 
 const LAUNCHER = join(dirname(fileURLToPath(import.meta.url)), 'launch.py');
-const START_TIMEOUT_MS = 30_000;
+// Generous: loading the 566 MB engine took longer than 30 s on a loaded 2-core machine (0.6 s when idle).
+const START_TIMEOUT_MS = 90_000;
 
 export function libchdbPath(): string {
   const require = createRequire(import.meta.url);
