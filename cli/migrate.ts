@@ -10,11 +10,16 @@ export function registerMigrateCommand(program: Command): void {
       // Loaded when the command runs, so that `tooltrail --help` and the other commands do not pay for it.
       const { createClickHouse } = await import('../platform/clickhouse.ts');
       const { schemaConfigFromEnv } = await import('../schema/config.ts');
-      const { loadMigrations, migrateDown, migrateUp, renderSql } = await import('../schema/migrations.ts');
+      const { distributedStatements, loadMigrations, migrateDown, migrateUp, renderSql } = await import(
+        '../schema/migrations.ts'
+      );
       const { loadServicesConfig } = await import('../services/config.ts');
       const schema = schemaConfigFromEnv();
       if (opts.print) {
         for (const m of loadMigrations()) console.log(`-- ${m.version}_${m.name}\n${renderSql(m.up, schema)};\n`);
+        const distributed = distributedStatements(schema);
+        if (distributed.length)
+          console.log(`-- Distributed tables (schema/cluster/distributed.sql)\n${distributed.join(';\n')};`);
         return;
       }
       const svc = loadServicesConfig();

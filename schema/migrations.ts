@@ -16,6 +16,8 @@ import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { type SchemaConfig, SchemaConfigSchema } from './config.ts';
 
 export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
+/** The cluster variant's Distributed tables (`<table>_all`), applied after the migrations on a cluster. */
+export const DISTRIBUTED_SQL = join(dirname(fileURLToPath(import.meta.url)), 'cluster', 'distributed.sql');
 const FILE_RE = /^(\d{4})_([a-z0-9_]+)\.(up|down)\.sql$/;
 
 export interface Migration {
@@ -74,6 +76,20 @@ export function renderSql(sql: string, config: SchemaConfig): string {
         );
     })
     .join(';\n');
+}
+
+/** The Distributed tables of the cluster variant, rendered; none for a single node. */
+export function distributedStatements(config: SchemaConfig, sql = readFileSync(DISTRIBUTED_SQL, 'utf8')): string[] {
+  const c = SchemaConfigSchema.parse(config);
+  if (!c.cluster) return [];
+  const cluster = c.cluster;
+  return splitStatements(sql).map((s) =>
+    s
+      .replace(/^\s*--.*\n/gm, '')
+      .replaceAll('{{database}}', c.database)
+      .replaceAll('{{cluster}}', cluster)
+      .trim(),
+  );
 }
 
 /** Splits a file into statements on `;` at line ends, dropping comment-only chunks. */
@@ -136,6 +152,8 @@ export async function migrateUp(
     });
     result.applied.push(m.version);
   }
+  // Re-created every run so each Distributed table follows its local table's columns (they hold no data).
+  for (const stmt of distributedStatements(config)) await ch.command({ query: stmt });
   return result;
 }
 
