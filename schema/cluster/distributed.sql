@@ -52,3 +52,9 @@ ENGINE = Distributed({{cluster}}, {{database}}, detector_complete_reads, cityHas
 
 CREATE OR REPLACE TABLE {{database}}.row_digests_all ON CLUSTER {{cluster}} AS {{database}}.row_digests
 ENGINE = Distributed({{cluster}}, {{database}}, row_digests, cityHash64(tenant, chain));
+
+CREATE OR REPLACE TABLE {{database}}.audit_log_nodes_all ON CLUSTER {{cluster}} AS {{database}}.audit_log_nodes
+ENGINE = Distributed({{cluster}}, {{database}}, audit_log_nodes, cityHash64(tenant, log));
+
+CREATE OR REPLACE TABLE {{database}}.audit_checkpoints_all ON CLUSTER {{cluster}} AS {{database}}.audit_checkpoints
+ENGINE = Distributed({{cluster}}, {{database}}, audit_checkpoints, cityHash64(tenant, log));
