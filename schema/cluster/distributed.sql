@@ -58,3 +58,6 @@ ENGINE = Distributed({{cluster}}, {{database}}, audit_log_nodes, cityHash64(tena
 
 CREATE OR REPLACE TABLE {{database}}.audit_checkpoints_all ON CLUSTER {{cluster}} AS {{database}}.audit_checkpoints
 ENGINE = Distributed({{cluster}}, {{database}}, audit_checkpoints, cityHash64(tenant, log));
+
+CREATE OR REPLACE TABLE {{database}}.warning_days_all ON CLUSTER {{cluster}} AS {{database}}.warning_days
+ENGINE = Distributed({{cluster}}, {{database}}, warning_days, cityHash64(tenant, code, source));
