@@ -1,5 +1,6 @@
 /** The result of `tooltrail verify` (also its `--json` output and the HTTP API's response), as one zod schema. */
 import { z } from 'zod';
+import { LOG_ISSUE_KINDS } from './log/verify-log.ts';
 
 export const ISSUE_KINDS = [
   /** A stored row no longer hashes to what the writer recorded. */
@@ -55,6 +56,33 @@ export const ChainHeadSchema = z
   .object({ tenant: z.string(), chain: z.string(), seq: z.number().int(), digest_hash: z.string(), recorded_at: iso })
   .meta({ id: 'ChainHead' });
 
+export const LogIssueSchema = z
+  .object({
+    kind: z.enum(LOG_ISSUE_KINDS),
+    tenant: z.string(),
+    log: z.string(),
+    size: z.number().int().nullable().describe('tree size of the checkpoint concerned'),
+    statement: z.string(),
+  })
+  .meta({ id: 'LogIssue' });
+
+export const LogReportSchema = z
+  .object({
+    ok: z.boolean(),
+    checkpoint_keys: z.number().int().describe('trusted checkpoint keys given; 0 = signatures could not be checked'),
+    logs: z.array(
+      z.object({
+        tenant: z.string(),
+        log: z.string(),
+        leaves: z.number().int(),
+        checkpoints: z.number().int(),
+        latest: z.object({ size: z.number().int(), root_hash: z.string(), published_at: iso }).nullable(),
+      }),
+    ),
+    issues: z.array(LogIssueSchema),
+  })
+  .meta({ id: 'LogReport' });
+
 export const VerifyReportSchema = z
   .object({
     ok: z.boolean().describe('true when no issue was found'),
@@ -71,6 +99,7 @@ export const VerifyReportSchema = z
     backfill: z.array(BackfillSchema).describe('late arrivals: not failures, shown explicitly'),
     chains: z.array(ChainHeadSchema).describe('chain heads: keep them elsewhere to detect a cut-off tail'),
     notes: z.array(z.string()),
+    log: LogReportSchema.optional().describe('the Merkle log: checkpoints checked without re-walking rows'),
   })
   .meta({ id: 'VerifyReport', title: 'tooltrail verify report' });
 

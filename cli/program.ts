@@ -6,6 +6,7 @@ import { Command, type OutputConfiguration } from 'commander';
 import { ConfigError } from '../platform/connections.ts';
 import { ServiceError } from '../services/errors.ts';
 import { registerAlertsCommands } from './alerts.ts';
+import { registerCheckpointCommands } from './checkpoint.ts';
 import { registerCollectorCommand } from './collector.ts';
 import { registerIngestCommand } from './ingest.ts';
 import { registerMcpProxyCommand } from './mcp-proxy.ts';
@@ -36,6 +37,7 @@ export function buildProgram(options: ProgramOptions = {}): Command {
   registerIngestCommand(program);
   registerAlertsCommands(program);
   registerReconstructCommands(program);
+  registerCheckpointCommands(program);
   registerStatusCommand(program);
   registerMcpProxyCommand(program);
   return program;

@@ -2,11 +2,16 @@
  * `tooltrail reconstruct`, `tooltrail verify` and `tooltrail serve-api`. Errors a user can fix print one line;
  * exit codes: 0 ok, 1 usage/config error or failed verification, 2 nothing stored for the subject.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { createVerifyOptions, parseTimeOption, renderVerifyText } from '../audit/cli-support.ts';
-import { verifyDigests, verifyRangeProblem } from '../audit/verify.ts';
+import { buildBundle, type ProofBundle, verifyBundle } from '../audit/log/bundle.ts';
+import { renderBundleHtml } from '../audit/log/bundle-html.ts';
+import { LogConfigError, verifiersFrom } from '../audit/log/config.ts';
+import { LogStore } from '../audit/log/store.ts';
+import { verifyRange } from '../audit/log/verify-range.ts';
+import { verifyRangeProblem } from '../audit/verify.ts';
 import {
   FingerprintSchema,
   InvalidIdError,
@@ -54,7 +59,8 @@ async function run(fn: () => Promise<number>): Promise<void> {
       err instanceof InvalidIdError ||
       err instanceof UsageError ||
       err instanceof TokenConfigError ||
-      err instanceof ReadScopeError
+      err instanceof ReadScopeError ||
+      err instanceof LogConfigError
     ) {
       console.error(`tooltrail: ${err.message}`);
       process.exitCode = 1;
@@ -144,12 +150,13 @@ export function registerReconstructCommands(program: Command): void {
                   parseId(FingerprintSchema, flags.finding ?? '', '--finding'),
                   opts,
                 );
+          const proofs = flags.json || flags.html ? await proofsOf(ch, schema.database, r) : [];
           if (flags.html) {
             const file = resolve(flags.html);
-            writeFileSync(file, renderReconstructionHtml(r));
+            writeFileSync(file, renderReconstructionHtml(r, { appendix: proofs.map(renderBundleHtml).join('\n') }));
             if (!flags.json) console.error(`HTML report written to ${file}`);
           }
-          if (flags.json) console.log(JSON.stringify(r, null, 2));
+          if (flags.json) console.log(JSON.stringify({ ...r, proofs }, null, 2));
           else console.log(renderReconstructionText(r));
           return 0;
         } finally {
@@ -167,9 +174,28 @@ export function registerReconstructCommands(program: Command): void {
     .option('--from <time>', 'start of the range: ISO 8601 or e.g. 24h ago as "-24h" (default: -24h)')
     .option('--to <time>', 'end of the range, exclusive (default: now)')
     .option('--json', 'print the report as JSON')
+    .option('--bundle <file>', 'check a proof bundle (reconstruct --json "proofs") offline, without the database')
+    .option(
+      '--key <verifier>',
+      'a trusted checkpoint key (repeatable; default TOOLTRAIL_CHECKPOINT_VERIFIERS)',
+      collect,
+      [],
+    )
+    .option('--no-rows', "check the Merkle log's checkpoints only, without re-walking the rows of the range")
     .action(
-      (flags: { tenant?: string; token?: string; allTenants?: boolean; from?: string; to?: string; json?: boolean }) =>
+      (flags: {
+        tenant?: string;
+        token?: string;
+        allTenants?: boolean;
+        from?: string;
+        to?: string;
+        json?: boolean;
+        bundle?: string;
+        key: string[];
+        rows: boolean;
+      }) =>
         run(async () => {
+          if (flags.bundle) return checkBundleFile(flags.bundle, flags.key, flags.json === true);
           const now = new Date();
           let from: Date;
           let to: Date;
@@ -186,11 +212,13 @@ export function registerReconstructCommands(program: Command): void {
           const schema = schemaConfigFromEnv();
           const ch = clickhouse();
           try {
-            const report = await verifyDigests(ch, schema, {
+            const report = await verifyRange(ch, schema, {
               ...createVerifyOptions(process.env),
               from,
               to,
               ...(tenant ? { tenant } : {}),
+              rows: flags.rows,
+              verifiers: verifiersFrom(flags.key),
             });
             console.log(flags.json ? JSON.stringify(report, null, 2) : renderVerifyText(report));
             return report.ok ? 0 : 1;
@@ -250,6 +278,54 @@ export function registerReconstructCommands(program: Command): void {
         return 0;
       }),
     );
+}
+
+const collect = (v: string, all: string[]) => [...all, v];
+
+/** Proof bundles (one per tenant) for every tool call of a reconstruction: leaf index and inclusion proof each. */
+async function proofsOf(
+  ch: ClickHouseClient,
+  database: string,
+  r: { sessions: { tenant: string; entries: { kind: string; span_id?: string }[] }[] },
+): Promise<ProofBundle[]> {
+  const byTenant = new Map<string, string[]>();
+  for (const s of r.sessions) {
+    const ids = byTenant.get(s.tenant) ?? [];
+    for (const e of s.entries) if (e.kind === 'call' && e.span_id) ids.push(e.span_id);
+    byTenant.set(s.tenant, ids);
+  }
+  const store = new LogStore(ch, database);
+  const out: ProofBundle[] = [];
+  for (const [tenant, ids] of byTenant) out.push(await buildBundle(ch, store, database, tenant, ids));
+  return out;
+}
+
+/** `verify --bundle`: a file holding one bundle, a list of them, or a reconstruction with `proofs`. */
+function checkBundleFile(file: string, keys: string[], json: boolean): number {
+  const verifiers = verifiersFrom(keys);
+  if (verifiers.length === 0)
+    throw new UsageError('no trusted checkpoint key: give --key or TOOLTRAIL_CHECKPOINT_VERIFIERS');
+  let input: unknown;
+  try {
+    input = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw new UsageError(`cannot read the bundle ${file}: ${(err as Error).message}`);
+  }
+  const found = input as { proofs?: unknown };
+  const bundles: unknown[] = Array.isArray(input) ? input : Array.isArray(found?.proofs) ? found.proofs : [input];
+  const verdicts = bundles.map((b) => verifyBundle(b, verifiers));
+  const ok = verdicts.length > 0 && verdicts.every((v) => v.ok);
+  if (json) console.log(JSON.stringify({ ok, bundles: verdicts }, null, 2));
+  else {
+    for (const v of verdicts) {
+      console.log(
+        `${v.ok ? 'VERIFIED' : 'FAILED'}: tenant ${v.tenant || '?'}, ${v.verified} call(s) proven in the signed log`,
+      );
+      for (const f of v.failures) console.log(`  failed ${f.row_id}: ${f.statement}`);
+      for (const n of v.not_provable) console.log(`  no proof ${n.row_id}: ${n.reason}`);
+    }
+  }
+  return ok ? 0 : 1;
 }
 
 /** Another tenant's finding reads as no finding at all: the answer must not tell that it exists. */

@@ -126,7 +126,11 @@ ${notes}
 </section>`;
 }
 
-export function renderReconstructionHtml(r: Reconstruction): string {
+/**
+ * `appendix`: HTML the assembly adds after the sessions (the audit's proof section); already escaped by its
+ * renderer, put in as it is.
+ */
+export function renderReconstructionHtml(r: Reconstruction, extra: { appendix?: string } = {}): string {
   const f = r.finding;
   const findingBox = f
     ? `<div class="finding" data-testid="finding">Finding <code>${esc(f.fingerprint)}</code> (${esc(f.kind)}): ${esc(f.summary)}</div>`
@@ -141,6 +145,7 @@ export function renderReconstructionHtml(r: Reconstruction): string {
 <div class="meta">generated ${esc(r.generated_at)}${r.subject.tenant ? ` · tenant ${esc(r.subject.tenant)}` : ''} · format ${esc(r.format)} v${r.version}</div>
 ${findingBox}
 ${r.sessions.map((s, i) => sessionSection(s, i, f?.mutation_span_id ?? null)).join('\n')}
+${extra.appendix ?? ''}
 </body></html>
 `;
 }
