@@ -5,8 +5,10 @@
 
 import type { Stack } from '../cli/stack/processes.ts';
 import { mulberry32 } from '../platform/seeded-random.ts';
+import { CLUSTER_FAULT_KINDS, type ClusterFaultCounters, injectClusterFault } from './cluster-faults.ts';
 import type { LoadGenerator } from './load.ts';
 
+/** The faults of any stack (the default `--faults`); the cluster ones need `--kafka-brokers 3`. */
 export const FAULT_KINDS = [
   'ingest-kill9',
   'kafka-restart',
@@ -14,7 +16,8 @@ export const FAULT_KINDS = [
   'collector-restart',
   'collector-saturation',
 ] as const;
-export type FaultKind = (typeof FAULT_KINDS)[number];
+export const ALL_FAULT_KINDS = [...FAULT_KINDS, ...CLUSTER_FAULT_KINDS] as const;
+export type FaultKind = (typeof ALL_FAULT_KINDS)[number];
 
 export interface FaultOptions {
   /** How long ClickHouse stays stopped. */
@@ -37,8 +40,8 @@ export function parseFaults(list: string): FaultKind[] {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  const bad = kinds.filter((k) => !(FAULT_KINDS as readonly string[]).includes(k));
-  if (bad.length) throw new Error(`unknown fault(s) ${bad.join(', ')}; known: ${FAULT_KINDS.join(', ')}`);
+  const bad = kinds.filter((k) => !(ALL_FAULT_KINDS as readonly string[]).includes(k));
+  if (bad.length) throw new Error(`unknown fault(s) ${bad.join(', ')}; known: ${ALL_FAULT_KINDS.join(', ')}`);
   return kinds as FaultKind[];
 }
 
@@ -71,9 +74,30 @@ export function buildSchedule(kinds: FaultKind[], durationMs: number, seed: numb
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+/** What the faults of one run count across rounds (leader moves) and how often each has run (its round). */
+export interface FaultState extends ClusterFaultCounters {
+  rounds: Map<FaultKind, number>;
+}
+
+export function newFaultState(): FaultState {
+  return { leadershipMoves: 0, rounds: new Map() };
+}
+
 /** Does one fault to the stack and returns what happened. */
-export async function inject(kind: FaultKind, stack: Stack, load: LoadGenerator, o: FaultOptions): Promise<string> {
+export async function inject(
+  kind: FaultKind,
+  stack: Stack,
+  load: LoadGenerator,
+  o: FaultOptions,
+  state: FaultState = newFaultState(),
+): Promise<string> {
+  const round = state.rounds.get(kind) ?? 0;
+  state.rounds.set(kind, round + 1);
   switch (kind) {
+    case 'broker-kill9':
+    case 'partition-reassign':
+    case 'ingest-rolling-kill9':
+      return injectClusterFault(kind, stack, round, state);
     case 'ingest-kill9': {
       await stack.ingest.kill9();
       await sleep(1_000);

@@ -3,6 +3,7 @@
  *
  *   npm run chaos -- [--duration 10m] [--rate 1000] [--seed 1] [--faults ingest-kill9,kafka-restart,...]
  *     [--clickhouse-outage 30s] [--burst-concurrency 256] [--burst-duration 5s] [--lost-answers 0.01]
+ *     [--kafka-brokers 3 --ingest-instances 3 --faults broker-kill9,partition-reassign,ingest-rolling-kill9,...]
  *
  * Exits 1 when an acknowledged span was lost or a span was stored twice.
  */
@@ -27,6 +28,14 @@ export function shareOf(v: string): number {
   return n;
 }
 
+/** `3` -> 3; a count must be a whole number in [min, max]. */
+export function countOf(v: string, flag: string, min: number, max: number): number {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new Error(`--${flag} must be a whole number from ${min} to ${max}, not "${v}"`);
+  return n;
+}
+
 const { values: a } = parseArgs({
   options: {
     duration: { type: 'string', default: '10m' },
@@ -37,6 +46,8 @@ const { values: a } = parseArgs({
     'burst-concurrency': { type: 'string', default: String(DEFAULT_SOAK.burstConcurrency) },
     'burst-duration': { type: 'string', default: `${DEFAULT_SOAK.burstMs / 1000}s` },
     'lost-answers': { type: 'string', default: String(DEFAULT_SOAK.lostAnswers) },
+    'kafka-brokers': { type: 'string', default: String(DEFAULT_SOAK.kafkaBrokers) },
+    'ingest-instances': { type: 'string', default: String(DEFAULT_SOAK.ingestInstances) },
   },
 });
 
@@ -63,6 +74,8 @@ const report = await runSoak({
   burstConcurrency: Number(a['burst-concurrency']),
   burstMs: parseDuration(a['burst-duration']),
   lostAnswers: shareOf(a['lost-answers']),
+  kafkaBrokers: countOf(a['kafka-brokers'], 'kafka-brokers', 1, 9),
+  ingestInstances: countOf(a['ingest-instances'], 'ingest-instances', 1, 9),
   log,
   onStack: (s) => {
     stack = s;

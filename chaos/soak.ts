@@ -4,13 +4,16 @@
  */
 
 import { CHAOS_TOKEN, type Stack, startStack, type UnplannedExit } from '../cli/stack/processes.ts';
+import { createKafkaClient, fetchConsumerLag } from '../platform/kafka/index.ts';
 import { countStored, type StoredCounts, VisibilityPoller, waitForDrain } from './accounting.ts';
 import {
   buildSchedule,
   type FaultKind,
   type FaultOptions,
   type FaultRecord,
+  type FaultState,
   inject,
+  newFaultState,
   type ScheduledFault,
 } from './faults.ts';
 import { type LoadCounters, LoadGenerator } from './load.ts';
@@ -22,6 +25,9 @@ export interface SoakOptions extends FaultOptions {
   spansPerRequest: number;
   seed: number;
   faults: FaultKind[];
+  /** Brokers of the private Kafka (3 for the cluster faults) and ingest processes in its consumer group. */
+  kafkaBrokers: number;
+  ingestInstances: number;
   /** Share of the collector's 200s the load acts as if it never got, re-sending the request (see load.ts). */
   lostAnswers: number;
   /** How long to keep retrying unacknowledged requests after the load stops. */
@@ -45,6 +51,16 @@ export interface SoakReport {
   p99DelayMs: number;
   delaySampledRequests: number;
   faults: FaultRecord[];
+  kafkaBrokers: number;
+  ingestInstances: number;
+  /** Consumer group generations after the first (each a rebalance), counted from the ingests' leader joins. */
+  rebalances: number;
+  /** Partition leaders that changed broker during the cluster faults. */
+  leadershipMoves: number;
+  /** Messages still in Kafka past the ingest group's committed offsets after the drain (-1: unknown). */
+  unconsumed: number;
+  /** The last lines of each ingest instance (printed when something was lost). */
+  ingestLogTails: { name: string; lines: string[] }[];
   /** Component exits nobody planned (each restarted by the soak's supervisor), with their last log lines. */
   unplannedExits: UnplannedExit[];
 }
@@ -55,6 +71,8 @@ export const DEFAULT_SOAK: Omit<SoakOptions, 'log'> = {
   spansPerRequest: 20,
   seed: 1,
   faults: ['ingest-kill9', 'kafka-restart', 'clickhouse-outage', 'collector-restart', 'collector-saturation'],
+  kafkaBrokers: 1,
+  ingestInstances: 1,
   lostAnswers: 0.01,
   clickhouseOutageMs: 30_000,
   burstConcurrency: 256,
@@ -71,6 +89,7 @@ async function runSchedule(
   load: LoadGenerator,
   o: SoakOptions,
   t0: number,
+  state: FaultState,
 ): Promise<FaultRecord[]> {
   const done: FaultRecord[] = [];
   for (const f of schedule) {
@@ -80,7 +99,7 @@ async function runSchedule(
     const atS = (start - t0) / 1000;
     o.log(`t=${atS.toFixed(0)}s fault ${f.kind} ...`);
     try {
-      const detail = await inject(f.kind, stack, load, o);
+      const detail = await inject(f.kind, stack, load, o, state);
       done.push({ kind: f.kind, atS, tookS: (Date.now() - start) / 1000, detail });
       o.log(`t=${((Date.now() - t0) / 1000).toFixed(0)}s fault ${f.kind} done: ${detail}`);
     } catch (err) {
@@ -93,7 +112,8 @@ async function runSchedule(
 }
 
 export async function runSoak(o: SoakOptions): Promise<SoakReport> {
-  const stack = await startStack(o.log);
+  const stack = await startStack(o.log, { kafkaBrokers: o.kafkaBrokers, ingestInstances: o.ingestInstances });
+  const state = newFaultState();
   o.onStack?.(stack);
   const load = new LoadGenerator({
     url: stack.collectorUrl,
@@ -117,7 +137,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       );
     }, 15_000);
     progress.unref();
-    const faultsRun = runSchedule(schedule, stack, load, o, t0);
+    const faultsRun = runSchedule(schedule, stack, load, o, t0, state);
     await sleep(o.durationMs);
     await load.stop();
     const faults = await faultsRun; // a fault still running finishes before the drain
@@ -135,6 +155,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       5_000,
       o.storeDrainMs,
     );
+    const unconsumed = await fetchConsumerLag(
+      createKafkaClient({ brokers: stack.kafkaBrokers, clientId: 'chaos-lag', quiet: true }),
+      stack.groupId,
+      stack.topic,
+    ).then(
+      (parts) => parts.reduce((n, p) => n + p.lag, 0),
+      () => -1,
+    );
     await sleep(1_000); // one more poll so the last rows are sampled
     await poller.stop();
     const counts = await countStored(stack.ch, stack.database, load.requests);
@@ -150,7 +178,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       p99DelayMs: d.p99Ms,
       delaySampledRequests: d.sampled,
       faults,
-      unplannedExits: [...stack.collector.unplannedExits, ...stack.ingest.unplannedExits],
+      kafkaBrokers: o.kafkaBrokers,
+      ingestInstances: o.ingestInstances,
+      rebalances: Math.max(0, stack.leaderJoins - 1),
+      leadershipMoves: state.leadershipMoves,
+      unconsumed,
+      ingestLogTails: stack.ingests.map((c) => ({ name: c.name, lines: c.log.slice(-15) })),
+      unplannedExits: [...stack.collector.unplannedExits, ...stack.ingests.flatMap((c) => c.unplannedExits)],
     };
   } finally {
     load.close();
@@ -164,7 +198,7 @@ export function formatReport(r: SoakReport): string[] {
   const c = r.counts;
   const l = r.load;
   return [
-    `chaos soak: ${r.durationS.toFixed(0)} s (load + drain), ${r.rate} spans/s, seed ${r.seed}`,
+    `chaos soak: ${r.durationS.toFixed(0)} s (load + drain), ${r.rate} spans/s, seed ${r.seed}, ${r.kafkaBrokers} Kafka broker(s), ${r.ingestInstances} ingest instance(s)`,
     ...r.faults.map((f) => `  fault at ${f.atS.toFixed(0)} s: ${f.kind}: ${f.error ? `FAILED ${f.error}` : f.detail}`),
     `  spans sent:                 ${l.spansSent} (${l.requestsSent} requests, ${l.attempts} attempts)`,
     `  acknowledged (200):         ${l.spansAcked}`,
@@ -179,8 +213,14 @@ export function formatReport(r: SoakReport): string[] {
     `  rows of unknown span ids:   ${c.unknown}`,
     `  re-sends left out (ingest): ${c.resentLeftOut} message(s) Kafka held twice`,
     `  longest end-to-end delay:   ${(r.maxDelayMs / 1000).toFixed(1)} s (p99 ${(r.p99DelayMs / 1000).toFixed(1)} s, ${r.delaySampledRequests} requests sampled)`,
+    `  left in Kafka unconsumed:   ${r.unconsumed < 0 ? 'unknown' : `${r.unconsumed} message(s)`}`,
+    `  rebalances (ingest group):  ${r.rebalances}`,
+    `  leadership moves:           ${r.leadershipMoves} (partition leaders that changed broker in the cluster faults)`,
     `  unplanned exits restarted:  ${r.unplannedExits.length}`,
     ...r.unplannedExits.map((e) => `    ${e.name} at ${e.atS.toFixed(0)} s (${e.how}): ${e.lastLines.join(' | ')}`),
+    ...(c.lost > 0
+      ? r.ingestLogTails.flatMap((t) => [`  last lines of ${t.name}:`, ...t.lines.map((l) => `    ${l}`)])
+      : []),
   ];
 }
 

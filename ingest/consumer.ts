@@ -219,7 +219,11 @@ export class IngestLoop {
 
   /** Runs until `stop()`. */
   async run(): Promise<void> {
-    this.o.consumer.onAssignment((assigned) => this.onAssignment(assigned));
+    this.o.consumer.onAssignment((assigned, join) => {
+      // One leader line per group generation: what the cluster soak counts as a rebalance.
+      this.log(`group join${join?.isLeader ? ' (leader)' : ''}: partitions ${assigned.join(',') || 'none'}`);
+      this.onAssignment(assigned);
+    });
     await this.o.consumer.run((batch, control) => this.onBatch(batch, control));
   }
 

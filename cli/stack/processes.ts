@@ -15,8 +15,9 @@ import { PACKAGE_ROOT } from '../../platform/package-root.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../schema/config.ts';
 import { clickhouseService } from '../../services/clickhouse/clickhouse.ts';
 import { loadServicesConfig } from '../../services/config.ts';
+import { type KafkaNodeService, kafkaNodeServices } from '../../services/kafka/cluster.ts';
 import { kafkaService } from '../../services/kafka/kafka.ts';
-import { isAlive, portOpen, runningPid } from '../../services/process.ts';
+import { isAlive, portFree, portOpen, runningPid } from '../../services/process.ts';
 import type { ManagedService } from '../../services/service.ts';
 import { migrateSchema, startServices } from './services.ts';
 
@@ -26,6 +27,7 @@ export const CHAOS_TOKEN = 'chaos-soak-token';
 export const CHAOS_TENANT = 'chaos';
 const TOPIC = 'chaos_spans';
 const DATABASE = 'chaos';
+const GROUP_ID = 'chaos-ingest';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A free TCP port on loopback, as the kernel hands it out. */
@@ -68,6 +70,8 @@ export class Component {
     private readonly env: NodeJS.ProcessEnv,
     /** Ready once this answers true; gets the output lines of the current run (not the previous ones). */
     private readonly ready: (linesSinceStart: string[]) => Promise<boolean>,
+    /** Sees every output line (the log keeps only the last 200), e.g. to count the ingest's group joins. */
+    private readonly onLine?: (line: string) => void,
   ) {}
 
   get pid(): number | undefined {
@@ -87,6 +91,7 @@ export class Component {
       for (const line of d.toString().split('\n')) {
         if (!line.trim()) continue;
         this.log.push(line);
+        this.onLine?.(line);
         if (lines.length < 50) lines.push(line);
       }
       if (this.log.length > 200) this.log.splice(0, this.log.length - 200);
@@ -158,14 +163,31 @@ export class Component {
   }
 }
 
+export interface StackOptions {
+  /** Kafka brokers of the private cluster (1 = a single node); topics get RF min(3, n). */
+  kafkaBrokers?: number;
+  /** Ingest processes in one consumer group. */
+  ingestInstances?: number;
+}
+
 export interface Stack {
   home: string;
   collectorUrl: string;
   database: string;
+  topic: string;
+  groupId: string;
+  /** The whole Kafka (one node, or every node of the cluster at once). */
   kafka: ManagedService;
+  /** Each node of a private cluster, to kill -9 one of them (empty for a single node). */
+  kafkaNodes: KafkaNodeService[];
+  kafkaBrokers: string[];
   clickhouse: ManagedService;
   collector: Component;
+  /** The first ingest instance (the only one unless `ingestInstances` > 1). */
   ingest: Component;
+  ingests: Component[];
+  /** Group joins answered as the group's leader, over every ingest instance: one per group generation. */
+  readonly leaderJoins: number;
   /** A client on the private ClickHouse (for the accounting). */
   ch: ClickHouseClient;
   close(): Promise<void>;
@@ -184,7 +206,19 @@ function sharedCache(): string {
   return join(loadServicesConfig({}, ROOT).home, 'cache');
 }
 
-export async function startStack(log: (m: string) => void): Promise<Stack> {
+/** A base port with `count` free ports from it (the extra brokers and their controllers sit side by side). */
+async function freePortRun(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const free = await Promise.all(Array.from({ length: count }, (_, i) => portFree(base + i)));
+    if (free.every(Boolean)) return base;
+  }
+  throw new Error(`no run of ${count} free ports found`);
+}
+
+export async function startStack(log: (m: string) => void, o: StackOptions = {}): Promise<Stack> {
+  const brokerCount = o.kafkaBrokers ?? 1;
+  const ingestCount = o.ingestInstances ?? 1;
   const home = mkdtempSync(join(tmpdir(), 'tooltrail-chaos-'));
   const cache = sharedCache();
   mkdirSync(cache, { recursive: true });
@@ -200,9 +234,12 @@ export async function startStack(log: (m: string) => void): Promise<Stack> {
     TOOLTRAIL_KAFKA_PORT: String(kafkaPort),
     TOOLTRAIL_KAFKA_CONTROLLER_PORT: String(controllerPort),
     TOOLTRAIL_CLICKHOUSE_PORT: String(clickhousePort),
+    TOOLTRAIL_KAFKA_BROKER_COUNT: String(brokerCount),
+    ...(brokerCount > 1 ? { TOOLTRAIL_KAFKA_CLUSTER_PORT_BASE: String(await freePortRun(2 * (brokerCount - 1))) } : {}),
   };
   const svc = loadServicesConfig(svcEnv);
   const kafka = kafkaService(svc);
+  const kafkaNodes = brokerCount > 1 ? kafkaNodeServices(svc) : [];
   const clickhouse = clickhouseService(svc);
   const ch = createClickHouse({ url: svc.clickhouse.url, requestTimeoutMs: 60_000 });
   const env = childEnv({
@@ -213,33 +250,50 @@ export async function startStack(log: (m: string) => void): Promise<Stack> {
     TOOLTRAIL_COLLECTOR_PORT: String(collectorPort),
     TOOLTRAIL_COLLECTOR_TOPIC: TOPIC,
     TOOLTRAIL_INGEST_TOPIC: TOPIC,
-    TOOLTRAIL_INGEST_GROUP_ID: 'chaos-ingest',
+    TOOLTRAIL_INGEST_GROUP_ID: GROUP_ID,
     TOOLTRAIL_INGEST_DLQ_TOPIC: `${TOPIC}_dlq`,
     TOOLTRAIL_CLICKHOUSE_DATABASE: DATABASE,
     // A killed member's partitions move after 6 s (the broker minimum) instead of 30.
     TOOLTRAIL_INGEST_SESSION_TIMEOUT_MS: '6000',
   });
   const collector = new Component('collector', ['collector'], env, () => portOpen(collectorPort));
-  const ingest: Component = new Component(
-    'ingest',
-    ['ingest'],
-    env,
-    async (): Promise<boolean> =>
-      ingest.log.some((l) => l.startsWith('tooltrail ingest: ') && l.includes('-> ClickHouse')),
-  );
+  let leaderJoins = 0;
+  const ingests = Array.from({ length: ingestCount }, (_, i) => {
+    const c: Component = new Component(
+      ingestCount > 1 ? `ingest-${i + 1}` : 'ingest',
+      ['ingest'],
+      env,
+      async (): Promise<boolean> =>
+        c.log.some((l) => l.startsWith('tooltrail ingest: ') && l.includes('-> ClickHouse')),
+      (line) => {
+        if (line.includes('group join (leader)')) leaderJoins++;
+      },
+    );
+    return c;
+  });
+  const ingest = ingests[0] as Component;
   const stack: Stack = {
     home,
     collectorUrl: `http://127.0.0.1:${collectorPort}/v1/traces`,
     database: DATABASE,
+    topic: TOPIC,
+    groupId: GROUP_ID,
     kafka,
+    kafkaNodes,
+    kafkaBrokers: svc.kafka.brokers,
     clickhouse,
     collector,
     ingest,
+    ingests,
+    get leaderJoins() {
+      return leaderJoins;
+    },
     ch,
     killAllSync() {
       collector.killSync();
-      ingest.killSync();
-      for (const name of ['kafka', 'clickhouse']) {
+      for (const c of ingests) c.killSync();
+      const names = ['clickhouse', ...(kafkaNodes.length ? kafkaNodes.map((n) => `kafka-${n.node.id}`) : ['kafka'])];
+      for (const name of names) {
         const pid = runningPid({ pidFile: join(home, 'run', `${name}.pid`), logFile: '' });
         if (pid !== undefined && isAlive(pid)) {
           try {
@@ -249,7 +303,7 @@ export async function startStack(log: (m: string) => void): Promise<Stack> {
       }
     },
     async close() {
-      await Promise.allSettled([collector.stop(), ingest.stop()]);
+      await Promise.allSettled([collector.stop(), ...ingests.map((c) => c.stop())]);
       await ch.close().catch(() => {});
       await Promise.allSettled([kafka.down(), clickhouse.down()]);
       stack.killAllSync();
@@ -260,12 +314,17 @@ export async function startStack(log: (m: string) => void): Promise<Stack> {
     },
   };
   try {
-    log(`private services in ${home}: Kafka :${kafkaPort}, ClickHouse :${clickhousePort}`);
-    await startServices(svc, { kafka: true, log });
+    log(`private services in ${home}: Kafka ${svc.kafka.brokers.join(',')}, ClickHouse :${clickhousePort}`);
+    if (brokerCount > 1) {
+      // One after the other: three JVMs starting beside the engine starve it past its start timeout on 2 cores.
+      await startServices(svc, { kafka: false, log });
+      await kafka.up();
+      log(`kafka        started ${brokerCount} brokers at ${kafka.endpoint}`);
+    } else await startServices(svc, { kafka: true, log });
     await migrateSchema(ch, { database: DATABASE, retentionDays: DEFAULT_RETENTION_DAYS }, { log });
     await collector.start();
-    await ingest.start();
-    log(`collector ${stack.collectorUrl}, ingest ${TOPIC} -> ${DATABASE}`);
+    await Promise.all(ingests.map((c) => c.start()));
+    log(`collector ${stack.collectorUrl}, ${ingestCount} ingest(s) ${TOPIC} -> ${DATABASE}`);
     return stack;
   } catch (err) {
     await stack.close();

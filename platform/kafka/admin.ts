@@ -59,3 +59,52 @@ export async function describeCluster(kafka: KafkaClient): Promise<{ clusterId: 
     await admin.disconnect();
   }
 }
+
+export interface PartitionState {
+  partition: number;
+  leader: number;
+  replicas: number[];
+  isr: number[];
+}
+
+/** Leader, replicas and in-sync replicas of each partition of `topic`, from fresh metadata. */
+export async function partitionStates(kafka: KafkaClient, topic: string): Promise<PartitionState[]> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const md = await admin.fetchTopicMetadata({ topics: [topic] });
+    return (md.topics[0]?.partitions ?? [])
+      .map((p) => ({ partition: p.partitionId, leader: p.leader, replicas: p.replicas, isr: p.isr }))
+      .sort((a, b) => a.partition - b.partition);
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Moves one partition onto `replicas` (the first is the preferred leader) with the AlterPartitionReassignments API. */
+export async function reassignPartition(
+  kafka: KafkaClient,
+  topic: string,
+  partition: number,
+  replicas: number[],
+): Promise<void> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    await admin.alterPartitionReassignments({ topics: [{ topic, partitionAssignment: [{ partition, replicas }] }] });
+  } finally {
+    await admin.disconnect();
+  }
+}
+
+/** Partitions of `topic` whose reassignment the controller has not finished. */
+export async function reassignmentsInProgress(kafka: KafkaClient, topic: string): Promise<number[]> {
+  const admin = kafka.admin();
+  await admin.connect();
+  try {
+    const r = await admin.listPartitionReassignments({});
+    return r.topics.filter((t) => t.topic === topic).flatMap((t) => t.partitions.map((p) => p.partitionIndex));
+  } finally {
+    await admin.disconnect();
+  }
+}

@@ -103,8 +103,8 @@ export interface BatchConsumer {
   resume(partitions: number[]): void;
   /** The next fetch of `partition` starts at `offset`; the batch in progress becomes inactive. */
   seek(partition: number, offset: string): void;
-  /** Called with this member's partitions after every group join (a rebalance). */
-  onAssignment(listener: (partitions: number[]) => void): void;
+  /** Called with this member's partitions after every group join (a rebalance); one member per join is the leader. */
+  onAssignment(listener: (partitions: number[], join?: { isLeader: boolean }) => void): void;
   /** Called when kafkajs crashed the consumer (it restarts itself when `restart` is true). */
   onCrash(listener: (error: Error, restart: boolean) => void): void;
   /** Stops fetching, waits for the batch in progress to return, leaves the group. */
@@ -166,7 +166,7 @@ export async function createBatchConsumer(kafka: KafkaClient, options: BatchCons
     seek: (partition, offset) => consumer.seek({ topic, partition, offset }),
     onAssignment(listener) {
       consumer.on(consumer.events.GROUP_JOIN, (e) => {
-        listener(e.payload.memberAssignment[topic] ?? []);
+        listener(e.payload.memberAssignment[topic] ?? [], { isLeader: e.payload.isLeader });
       });
     },
     onCrash(listener) {
