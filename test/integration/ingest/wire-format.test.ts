@@ -24,12 +24,14 @@ after(async () => {
 const START_MS = Math.floor(Date.now() / 1000) * 1000 - 86_400_000 + 123;
 
 function awkwardRequest(): ExportTraceServiceRequest {
-  const req = syntheticRequest({ tenant: 'ünï', toolSpans: 6, seed: 42, startMs: START_MS, warningEvery: 2 });
+  // The tenant follows the one tenant rule (ASCII; the ingest dead-letters any other); the unicode is in the values.
+  const req = syntheticRequest({ tenant: 'uni-tenant', toolSpans: 6, seed: 42, startMs: START_MS, warningEvery: 2 });
   const span = req.resourceSpans[0]!.scopeSpans[0]!.spans[1]!;
   span.attributes = [
     ...(span.attributes ?? []),
     { key: 'long', value: { stringValue: 'x'.repeat(300) + 'é'.repeat(100) } },
     { key: 'emoji🙂', value: { stringValue: '🙂 ok' } },
+    { key: 'ünïcödé', value: { stringValue: 'ünï' } },
     { key: Attr.MUTATION_TARGET_COUNT, value: { intValue: '-5' } },
   ];
   span.links = [{ traceId: Buffer.alloc(16, 1), spanId: Buffer.alloc(8, 2), traceState: 'a=b', attributes: [] }];
