@@ -62,6 +62,7 @@ async function withClickHouse<T>(io: AlertsCliIo, fn: (ctx: Context) => Promise<
     url: svc.clickhouse.url,
     user: svc.clickhouse.user,
     password: svc.clickhouse.password,
+    tls: svc.clickhouse.tls,
   });
   try {
     return await fn({ ch, database: schema.database });

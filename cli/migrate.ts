@@ -27,6 +27,7 @@ export function registerMigrateCommand(program: Command): void {
         url: svc.clickhouse.url,
         user: svc.clickhouse.user,
         password: svc.clickhouse.password,
+        tls: svc.clickhouse.tls,
       });
       try {
         if (opts.down !== undefined) {

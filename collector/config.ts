@@ -3,13 +3,15 @@
  * reports every problem at once, each naming its exact key (`collector.kafka.topic: must not be empty`).
  * Sources, later ones winning: defaults, a YAML/JSON file, the environment, command-line flags.
  */
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { TENANT_REGEX, TENANT_RULE } from '../contract/ids.ts';
 import { isLoopback } from '../platform/auth/loopback.ts';
 import { COLLECTOR_TOKENS_ENV, splitTokenList, type TokenEntry } from '../platform/auth/tokens.ts';
 import { loadConnectionSettings } from '../platform/connections.ts';
+import { type KafkaSecurity, kafkaSecurityProblems, SASL_MECHANISMS } from '../platform/kafka/security.ts';
+import { Secret } from '../platform/secret.ts';
 
 /** OTLP/HTTP's default port. */
 export const DEFAULT_PORT = 4318;
@@ -59,6 +61,14 @@ export interface CollectorConfig {
     headersTimeoutMs: number;
     requestTimeoutMs: number;
     idleTimeoutMs: number;
+    /** HTTPS: on when `certFile` is set. */
+    tls: {
+      /** PEM server certificate (chain) and its key. */
+      certFile?: string;
+      keyFile?: string;
+      /** PEM CA of client certificates; set, every client must present one it signed (mTLS). */
+      clientCaFile?: string;
+    };
   };
   auth: {
     /** `bearer`: tokens map to tenants. `none`: local development only, loopback only, one tenant. */
@@ -108,10 +118,15 @@ export interface CollectorConfig {
     /** Create the topic at start when it is missing (a user's cluster may forbid it: then create it yourself). */
     createTopic: boolean;
     topicPartitions: number;
+    /** TLS to the brokers: `enabled`, `caFile`, `certFile` + `keyFile` (mTLS). Default from TOOLTRAIL_KAFKA_TLS*. */
+    tls: KafkaSecurity['tls'];
+    /** SASL: `mechanism` (none, plain, scram-sha-256, scram-sha-512), `username`, `password`. Default from TOOLTRAIL_KAFKA_SASL_*. */
+    sasl: KafkaSecurity['sasl'];
   };
 }
 
 export function defaultCollectorConfig(env: NodeJS.ProcessEnv = process.env): CollectorConfig {
+  const kafka = loadConnectionSettings(env).kafka;
   return {
     http: {
       host: DEFAULT_HOST,
@@ -119,6 +134,7 @@ export function defaultCollectorConfig(env: NodeJS.ProcessEnv = process.env): Co
       headersTimeoutMs: DEFAULT_HEADERS_TIMEOUT_MS,
       requestTimeoutMs: DEFAULT_REQUEST_TIMEOUT_MS,
       idleTimeoutMs: DEFAULT_IDLE_TIMEOUT_MS,
+      tls: {},
     },
     auth: { mode: 'bearer', tokens: [], noAuthTenant: DEFAULT_NO_AUTH_TENANT },
     limits: {
@@ -133,7 +149,7 @@ export function defaultCollectorConfig(env: NodeJS.ProcessEnv = process.env): Co
     sink: 'kafka',
     decodeThreads: DEFAULT_DECODE_THREADS,
     kafka: {
-      brokers: loadConnectionSettings(env).kafka.brokers,
+      brokers: kafka.brokers,
       topic: DEFAULT_TOPIC,
       clientId: 'tooltrail-collector',
       compression: 'gzip',
@@ -143,6 +159,8 @@ export function defaultCollectorConfig(env: NodeJS.ProcessEnv = process.env): Co
       unavailableRetryAfterSeconds: DEFAULT_UNAVAILABLE_RETRY_AFTER_S,
       createTopic: true,
       topicPartitions: DEFAULT_TOPIC_PARTITIONS,
+      tls: kafka.security.tls,
+      sasl: kafka.security.sasl,
     },
   };
 }
@@ -157,6 +175,11 @@ const Schema = z.strictObject({
     headersTimeoutMs: positiveInt,
     requestTimeoutMs: positiveInt,
     idleTimeoutMs: positiveInt,
+    tls: z.strictObject({
+      certFile: nonEmpty.optional(),
+      keyFile: nonEmpty.optional(),
+      clientCaFile: nonEmpty.optional(),
+    }),
   }),
   auth: z.strictObject({
     mode: z.enum(['bearer', 'none']),
@@ -193,6 +216,17 @@ const Schema = z.strictObject({
     unavailableRetryAfterSeconds: positiveInt,
     createTopic: z.boolean(),
     topicPartitions: positiveInt,
+    tls: z.strictObject({
+      enabled: z.boolean(),
+      caFile: nonEmpty.optional(),
+      certFile: nonEmpty.optional(),
+      keyFile: nonEmpty.optional(),
+    }),
+    sasl: z.strictObject({
+      mechanism: z.enum(SASL_MECHANISMS),
+      username: z.string(),
+      password: z.instanceof(Secret, { error: 'must be a string' }),
+    }),
   }),
 });
 
@@ -215,6 +249,8 @@ export function validateCollectorConfig(config: unknown): string[] {
     return problems;
   }
   const c = parsed.data;
+  problems.push(...kafkaSecurityProblems(c.kafka, (field) => `collector.kafka.${field}`));
+  problems.push(...httpTlsProblems(c.http.tls));
   if (c.auth.mode === 'bearer' && c.auth.tokens.length === 0) {
     problems.push(
       `collector.auth.tokens: bearer auth needs at least one token (set ${TOKENS_ENV}="token=tenant,..." or use auth.mode none for local development)`,
@@ -245,6 +281,28 @@ export function validateCollectorConfig(config: unknown): string[] {
   return problems;
 }
 
+function httpTlsProblems(tls: CollectorConfig['http']['tls']): string[] {
+  const problems: string[] = [];
+  if ((tls.certFile === undefined) !== (tls.keyFile === undefined)) {
+    problems.push(
+      `collector.http.tls.${tls.certFile === undefined ? 'certFile' : 'keyFile'}: HTTPS needs both http.tls.certFile and http.tls.keyFile`,
+    );
+  }
+  if (tls.clientCaFile !== undefined && tls.certFile === undefined) {
+    problems.push('collector.http.tls.clientCaFile: client certificates need HTTPS (http.tls.certFile and keyFile)');
+  }
+  for (const key of ['certFile', 'keyFile', 'clientCaFile'] as const) {
+    const path = tls[key];
+    if (path === undefined) continue;
+    try {
+      accessSync(path, constants.R_OK);
+    } catch (err) {
+      problems.push(`collector.http.tls.${key}: cannot read ${path} (${(err as NodeJS.ErrnoException).code})`);
+    }
+  }
+  return problems;
+}
+
 /** Parses `token1=tenantA,token2=tenantB` (the API's format); the schema checks each entry afterwards. */
 export function parseTokenList(value: string, source = TOKENS_ENV): TokenEntry[] {
   const { entries, problems } = splitTokenList(value, source);
@@ -260,7 +318,8 @@ export type CollectorConfigInput = DeepPartial<CollectorConfig>;
 function merge<T>(base: T, over: unknown): T {
   if (over === undefined) return base;
   if (typeof base !== 'object' || base === null || Array.isArray(base)) return over as T;
-  if (typeof over !== 'object' || over === null || Array.isArray(over)) return over as T;
+  // Only plain objects merge key by key: a class instance (a Secret) replaces what was there.
+  if (typeof over !== 'object' || over === null || Object.getPrototypeOf(over) !== Object.prototype) return over as T;
   const out: Record<string, unknown> = { ...(base as Record<string, unknown>) };
   for (const [k, v] of Object.entries(over)) out[k] = merge(out[k], v);
   return out as T;
@@ -280,10 +339,24 @@ function fromEnv(env: NodeJS.ProcessEnv): CollectorConfigInput {
   if (env.TOOLTRAIL_COLLECTOR_PORT) {
     out.http = { ...out.http, port: Number(env.TOOLTRAIL_COLLECTOR_PORT) };
   }
+  const tls = {
+    ...(env.TOOLTRAIL_COLLECTOR_TLS_CERT_FILE ? { certFile: env.TOOLTRAIL_COLLECTOR_TLS_CERT_FILE } : {}),
+    ...(env.TOOLTRAIL_COLLECTOR_TLS_KEY_FILE ? { keyFile: env.TOOLTRAIL_COLLECTOR_TLS_KEY_FILE } : {}),
+    ...(env.TOOLTRAIL_COLLECTOR_TLS_CLIENT_CA_FILE ? { clientCaFile: env.TOOLTRAIL_COLLECTOR_TLS_CLIENT_CA_FILE } : {}),
+  };
+  if (Object.keys(tls).length > 0) out.http = { ...out.http, tls };
   if (env.TOOLTRAIL_COLLECTOR_TOPIC) out.kafka = { topic: env.TOOLTRAIL_COLLECTOR_TOPIC };
   const metricsToken = env[METRICS_TOKEN_ENV];
   if (metricsToken) out.metrics = { token: metricsToken };
   return out;
+}
+
+/** A file's `kafka.sasl.password` (a plain string) held as a Secret from here on, so no dump or error prints it. */
+function withSecretPassword(config: unknown): unknown {
+  const c = config as { kafka?: { sasl?: { password?: unknown } } };
+  const password = c.kafka?.sasl?.password;
+  if (typeof password !== 'string') return config;
+  return { ...c, kafka: { ...c.kafka, sasl: { ...c.kafka?.sasl, password: new Secret(password) } } };
 }
 
 /** Builds and validates the configuration; throws CollectorConfigError listing every problem. */
@@ -299,7 +372,7 @@ export function loadCollectorConfig(options: LoadOptions = {}): CollectorConfig 
     }
     const section =
       typeof doc === 'object' && doc !== null && 'collector' in doc ? (doc as { collector: unknown }).collector : doc;
-    config = merge(config, section ?? {});
+    config = withSecretPassword(merge(config, section ?? {}));
   }
   config = merge(config, fromEnv(env));
   const envTokens = env[TOKENS_ENV];
@@ -308,7 +381,7 @@ export function loadCollectorConfig(options: LoadOptions = {}): CollectorConfig 
     const c = config as CollectorConfig;
     config = { ...c, auth: { ...c.auth, tokens: [...(c.auth?.tokens ?? []), ...parseTokenList(envTokens)] } };
   }
-  config = merge(config, options.overrides);
+  config = withSecretPassword(merge(config, options.overrides));
   const problems = validateCollectorConfig(config);
   if (problems.length > 0) throw new CollectorConfigError(problems);
   return config as CollectorConfig;

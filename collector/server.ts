@@ -2,6 +2,8 @@
  * Builds the collector's Fastify app from a validated configuration and a sink: auth, the OTLP traces route,
  * health and metrics. Closing the app closes the sink (after in-flight requests finished).
  */
+import { readFileSync } from 'node:fs';
+import type { TlsOptions } from 'node:tls';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import { type CollectorConfig, validateCollectorConfig } from './config.ts';
 import { CollectorMetrics } from './metrics.ts';
@@ -26,21 +28,34 @@ export interface CollectorServerOptions {
   senders?: (line: string) => void;
 }
 
+/** Node's TLS server options of `http.tls` (absent: plain HTTP); the files are read here, at start. */
+function httpsOptions(tls: CollectorConfig['http']['tls']): TlsOptions | undefined {
+  if (!tls.certFile || !tls.keyFile) return undefined;
+  return {
+    cert: readFileSync(tls.certFile),
+    key: readFileSync(tls.keyFile),
+    ...(tls.clientCaFile ? { ca: readFileSync(tls.clientCaFile), requestCert: true, rejectUnauthorized: true } : {}),
+  };
+}
+
 export async function buildCollectorServer(options: CollectorServerOptions): Promise<FastifyInstance> {
   const problems = validateCollectorConfig(options.config);
   if (problems.length > 0) throw new Error(`invalid collector configuration: ${problems.join('; ')}`);
   const { config, sink } = options;
   const metrics = options.metrics ?? new CollectorMetrics({ tenantLabels: config.metrics.tenantLabels });
   const { headersTimeoutMs, requestTimeoutMs, idleTimeoutMs } = config.http;
+  // Node answers 408 and closes a connection whose headers or whole request did not arrive in time; it checks
+  // every connectionsCheckingInterval, so that is kept well under the timeouts (Node's default is 30 s).
+  const http = {
+    headersTimeout: headersTimeoutMs,
+    requestTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
+  };
+  const https = httpsOptions(config.http.tls);
   const app = Fastify({
     logger: options.logger ?? false,
-    // Node answers 408 and closes a connection whose headers or whole request did not arrive in time; it checks
-    // every connectionsCheckingInterval, so that is kept well under the timeouts (Node's default is 30 s).
-    http: {
-      headersTimeout: headersTimeoutMs,
-      requestTimeout: requestTimeoutMs,
-      connectionsCheckingInterval: Math.max(50, Math.min(1_000, Math.floor(headersTimeoutMs / 4))),
-    },
+    // With TLS, Fastify builds an https server from `https` alone: the same timeouts go in there.
+    ...(https ? { https: { ...http, ...https } } : { http }),
     requestTimeout: requestTimeoutMs,
     connectionTimeout: idleTimeoutMs,
     keepAliveTimeout: idleTimeoutMs,

@@ -6,7 +6,9 @@
 
 import { z } from 'zod';
 import { TENANT_REGEX, TENANT_RULE } from '../contract/ids.ts';
-import { loadConnectionSettings } from '../platform/connections.ts';
+import { type ClickHouseTls, loadConnectionSettings } from '../platform/connections.ts';
+import { type KafkaSecurity, kafkaSecurityIssues, SASL_MECHANISMS } from '../platform/kafka/security.ts';
+import { Secret } from '../platform/secret.ts';
 import { DEFAULT_DATABASE } from '../schema/config.ts';
 
 export const DEFAULT_TOPIC = 'otlp_spans';
@@ -53,11 +55,17 @@ export interface IngestConfig {
      * the broker's minimum is 6 s (group.min.session.timeout.ms).
      */
     sessionTimeoutMs: number;
+    /** TLS to the brokers (TOOLTRAIL_KAFKA_TLS*): `enabled`, `caFile`, `certFile` + `keyFile` (mTLS). */
+    tls: KafkaSecurity['tls'];
+    /** SASL (TOOLTRAIL_KAFKA_SASL_*): `mechanism`, `username`, `password`. */
+    sasl: KafkaSecurity['sasl'];
   };
   clickhouse: {
     url: string;
     user: string;
-    password: string;
+    password: Secret;
+    /** For an `https://` URL: the CA that signed the server's certificate, a client certificate (mTLS). */
+    tls: ClickHouseTls;
     database: string;
     requestTimeoutMs: number;
   };
@@ -115,11 +123,14 @@ export function defaultIngestConfig(env: NodeJS.ProcessEnv = process.env): Inges
       createTopics: true,
       topicPartitions: DEFAULT_TOPIC_PARTITIONS,
       sessionTimeoutMs: DEFAULT_SESSION_TIMEOUT_MS,
+      tls: svc.kafka.security.tls,
+      sasl: svc.kafka.security.sasl,
     },
     clickhouse: {
       url: svc.clickhouse.url,
       user: svc.clickhouse.user,
       password: svc.clickhouse.password,
+      tls: svc.clickhouse.tls,
       database: DEFAULT_DATABASE,
       requestTimeoutMs: 30_000,
     },
@@ -153,11 +164,19 @@ export const IngestConfigSchema = z
       createTopics: z.boolean(),
       topicPartitions: positive,
       sessionTimeoutMs: z.number().int().min(6_000, 'must be at least 6000 (the broker minimum)'),
+      tls: z.object({
+        enabled: z.boolean(),
+        caFile: z.string().optional(),
+        certFile: z.string().optional(),
+        keyFile: z.string().optional(),
+      }),
+      sasl: z.object({ mechanism: z.enum(SASL_MECHANISMS), username: z.string(), password: z.instanceof(Secret) }),
     }),
     clickhouse: z.object({
       url: z.url(),
       user: z.string(),
-      password: z.string(),
+      password: z.instanceof(Secret),
+      tls: z.object({ caFile: z.string().optional(), certFile: z.string().optional(), keyFile: z.string().optional() }),
       database: identifier,
       requestTimeoutMs: positive,
     }),
@@ -180,6 +199,9 @@ export const IngestConfigSchema = z
     dedupWindow: z.number().int().min(0).max(10_000_000),
   })
   .superRefine((c, ctx) => {
+    for (const issue of kafkaSecurityIssues(c.kafka, (field) => `ingest.kafka.${field}`)) {
+      ctx.addIssue({ code: 'custom', path: ['kafka', ...issue.field.split('.')], message: issue.message });
+    }
     if (c.kafka.deadLetterTopic === c.kafka.topic) {
       ctx.addIssue({ code: 'custom', path: ['kafka', 'deadLetterTopic'], message: 'must differ from kafka.topic' });
     }
@@ -267,6 +289,9 @@ export function overridesFromEnv(env: NodeJS.ProcessEnv = process.env): IngestOv
 
 export function applyOverrides(base: IngestConfig, o: IngestOverrides): IngestConfig {
   const c: IngestConfig = structuredClone(base);
+  // structuredClone copies no class instance: the secrets are carried over as they are.
+  c.clickhouse.password = base.clickhouse.password;
+  c.kafka.sasl.password = base.kafka.sasl.password;
   if (o.topic !== undefined) c.kafka.topic = o.topic;
   if (o.groupId !== undefined) c.kafka.groupId = o.groupId;
   if (o.deadLetterTopic !== undefined) c.kafka.deadLetterTopic = o.deadLetterTopic;

@@ -39,7 +39,12 @@ export interface StartIngestOptions {
 export async function startIngest(config: IngestConfig, options: StartIngestOptions = {}): Promise<RunningIngest> {
   const log = options.log ?? ((m: string) => console.error(`tooltrail ingest: ${m}`));
   const metrics = new IngestMetrics();
-  const kafka = createKafkaClient({ brokers: config.kafka.brokers, clientId: config.kafka.clientId, quiet: true });
+  const kafka = createKafkaClient({
+    brokers: config.kafka.brokers,
+    clientId: config.kafka.clientId,
+    security: { tls: config.kafka.tls, sasl: config.kafka.sasl },
+    quiet: true,
+  });
   if (config.kafka.createTopics) {
     await ensureTopics(kafka, [
       { topic: config.kafka.topic, numPartitions: config.kafka.topicPartitions },
@@ -50,6 +55,7 @@ export async function startIngest(config: IngestConfig, options: StartIngestOpti
     url: config.clickhouse.url,
     user: config.clickhouse.user,
     password: config.clickhouse.password,
+    tls: config.clickhouse.tls,
     requestTimeoutMs: config.clickhouse.requestTimeoutMs,
   });
   const producer = createIdempotentProducer(kafka);

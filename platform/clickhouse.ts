@@ -2,14 +2,19 @@
  * The one ClickHouse client module: every stage gets its client here, so switching transport or adding
  * settings is a change to this file only.
  */
+import { readFileSync } from 'node:fs';
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import type { ClickHouseTls } from './connections.ts';
+import { Secret } from './secret.ts';
 
 export type { ClickHouseClient } from '@clickhouse/client';
 
 export interface ClickHouseOptions {
   url: string;
   user?: string;
-  password?: string;
+  password?: Secret | string;
+  /** For an `https://` URL: a private CA, and a client certificate for mTLS (platform/connections.ts). */
+  tls?: ClickHouseTls;
   database?: string;
   /** Per-request timeout; inserts of large batches may need more. */
   requestTimeoutMs?: number;
@@ -25,11 +30,23 @@ export interface ClickHouseOptions {
 
 export const DEFAULT_CLICKHOUSE_REQUEST_TIMEOUT_MS = 30_000;
 
+/** The client's TLS option of the settings; the files are read here, once per client. */
+function tlsOf(tls: ClickHouseTls | undefined) {
+  if (!tls?.caFile) return undefined;
+  const ca_cert = readFileSync(tls.caFile);
+  return tls.certFile && tls.keyFile
+    ? { ca_cert, cert: readFileSync(tls.certFile), key: readFileSync(tls.keyFile) }
+    : { ca_cert };
+}
+
 export function createClickHouse(options: ClickHouseOptions): ClickHouseClient {
+  const password = options.password instanceof Secret ? options.password.reveal() : (options.password ?? '');
+  const tls = tlsOf(options.tls);
   return createClient({
     url: options.url,
     username: options.user ?? 'default',
-    password: options.password ?? '',
+    password,
+    ...(tls ? { tls } : {}),
     database: options.database ?? 'default',
     request_timeout: options.requestTimeoutMs ?? DEFAULT_CLICKHOUSE_REQUEST_TIMEOUT_MS,
     clickhouse_settings: options.settings ?? {},

@@ -4,7 +4,10 @@
  * TOOLTRAIL_ALERTMANAGER_URL are set, else the local ones `tooltrail services up` starts on the configured ports.
  * Parsed once, from the environment, with a schema; every bad key is reported at once.
  */
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { type KafkaSecurity, kafkaSecurityFromEnv } from './kafka/security.ts';
+import { Secret } from './secret.ts';
 
 export const DEFAULT_KAFKA_PORT = 9092;
 export const DEFAULT_CLICKHOUSE_PORT = 8123;
@@ -16,6 +19,13 @@ export const MAX_LOCAL_KAFKA_BROKERS = 9;
 
 export type ServiceMode = 'local' | 'external';
 
+/** TLS of the ClickHouse connection (an `https://` URL): a private CA, and a client certificate for mTLS. */
+export interface ClickHouseTls {
+  caFile?: string;
+  certFile?: string;
+  keyFile?: string;
+}
+
 export interface ConnectionSettings {
   kafka: {
     mode: ServiceMode;
@@ -25,8 +35,17 @@ export interface ConnectionSettings {
     brokerCount: number;
     /** Broker i >= 2 listens on clusterPortBase + 2(i-2), its controller on the port above. */
     clusterPortBase: number;
+    /** TLS and SASL to the brokers (TOOLTRAIL_KAFKA_TLS*, TOOLTRAIL_KAFKA_SASL_*). */
+    security: KafkaSecurity;
   };
-  clickhouse: { mode: ServiceMode; url: string; port: number; user: string; password: string };
+  clickhouse: {
+    mode: ServiceMode;
+    url: string;
+    port: number;
+    user: string;
+    password: Secret;
+    tls: ClickHouseTls;
+  };
   alertmanager: { mode: ServiceMode; url: string; port: number };
 }
 
@@ -42,6 +61,10 @@ export const ConnectionEnvSchema = z.object({
   TOOLTRAIL_CLICKHOUSE_PORT: port.default(DEFAULT_CLICKHOUSE_PORT),
   TOOLTRAIL_CLICKHOUSE_USER: z.string().default('default'),
   TOOLTRAIL_CLICKHOUSE_PASSWORD: z.string().default(''),
+  TOOLTRAIL_CLICKHOUSE_PASSWORD_FILE: z.string().min(1).optional(),
+  TOOLTRAIL_CLICKHOUSE_CA_FILE: z.string().min(1).optional(),
+  TOOLTRAIL_CLICKHOUSE_CERT_FILE: z.string().min(1).optional(),
+  TOOLTRAIL_CLICKHOUSE_KEY_FILE: z.string().min(1).optional(),
   TOOLTRAIL_ALERTMANAGER_URL: z.url().optional(),
   TOOLTRAIL_ALERTMANAGER_PORT: port.default(DEFAULT_ALERTMANAGER_PORT),
 });
@@ -51,14 +74,73 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
-/** Parses `env` with `schema`; throws one ConfigError naming every bad key. */
-export function parseEnv<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv, what: string): z.infer<S> {
+/** Parses `env` with `schema`; throws one ConfigError naming every bad key, with `more` problems found elsewhere. */
+export function parseEnv<S extends z.ZodType>(
+  schema: S,
+  env: NodeJS.ProcessEnv,
+  what: string,
+  more: string[] = [],
+): z.infer<S> {
   const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new ConfigError(`invalid ${what} configuration: ${problems}`);
+  const problems = [...(parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`))];
+  problems.push(...more);
+  if (!parsed.success || problems.length > 0) {
+    throw new ConfigError(`invalid ${what} configuration: ${problems.join('; ')}`);
   }
   return parsed.data;
+}
+
+/** What the environment says beyond its schema (files to read, TLS and SASL); every problem naming its key. */
+export interface ConnectionExtras {
+  kafkaSecurity: KafkaSecurity;
+  clickhousePassword: Secret;
+  problems: string[];
+}
+
+function readable(key: string, path: string | undefined, problems: string[]): void {
+  if (path === undefined) return;
+  try {
+    accessSync(path, constants.R_OK);
+  } catch (err) {
+    problems.push(`${key}: cannot read ${path} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+}
+
+export function connectionExtrasOf(env: NodeJS.ProcessEnv): ConnectionExtras {
+  const { security, problems } = kafkaSecurityFromEnv(env);
+  let clickhousePassword = new Secret(env.TOOLTRAIL_CLICKHOUSE_PASSWORD ?? '');
+  const passwordFile = env.TOOLTRAIL_CLICKHOUSE_PASSWORD_FILE;
+  if (passwordFile && env.TOOLTRAIL_CLICKHOUSE_PASSWORD) {
+    problems.push('TOOLTRAIL_CLICKHOUSE_PASSWORD_FILE: set it or TOOLTRAIL_CLICKHOUSE_PASSWORD, not both');
+  } else if (passwordFile) {
+    try {
+      clickhousePassword = new Secret(readFileSync(passwordFile, 'utf8').replace(/\r?\n$/, ''));
+    } catch (err) {
+      problems.push(
+        `TOOLTRAIL_CLICKHOUSE_PASSWORD_FILE: cannot read ${passwordFile} (${(err as NodeJS.ErrnoException).code})`,
+      );
+    }
+  }
+  for (const key of [
+    'TOOLTRAIL_CLICKHOUSE_CA_FILE',
+    'TOOLTRAIL_CLICKHOUSE_CERT_FILE',
+    'TOOLTRAIL_CLICKHOUSE_KEY_FILE',
+  ]) {
+    readable(key, env[key] || undefined, problems);
+  }
+  if (!env.TOOLTRAIL_CLICKHOUSE_CERT_FILE !== !env.TOOLTRAIL_CLICKHOUSE_KEY_FILE) {
+    const missing = env.TOOLTRAIL_CLICKHOUSE_CERT_FILE
+      ? 'TOOLTRAIL_CLICKHOUSE_KEY_FILE'
+      : 'TOOLTRAIL_CLICKHOUSE_CERT_FILE';
+    problems.push(
+      `${missing}: a client certificate needs both TOOLTRAIL_CLICKHOUSE_CERT_FILE and TOOLTRAIL_CLICKHOUSE_KEY_FILE`,
+    );
+  }
+  const tlsKeys = ['TOOLTRAIL_CLICKHOUSE_CA_FILE', 'TOOLTRAIL_CLICKHOUSE_CERT_FILE'].filter((k) => env[k]);
+  if (tlsKeys.length > 0 && !(env.TOOLTRAIL_CLICKHOUSE_URL ?? '').startsWith('https://')) {
+    problems.push(`${tlsKeys[0]}: is set but TOOLTRAIL_CLICKHOUSE_URL is not an https:// URL`);
+  }
+  return { kafkaSecurity: security, clickhousePassword, problems };
 }
 
 /** The broker ports of a local cluster: node 1 on `port`, node i >= 2 on `base + 2(i-2)` (its controller above). */
@@ -67,7 +149,7 @@ export function localBrokerPorts(port: number, count: number, base: number): num
 }
 
 /** The connection settings of already-parsed environment keys. */
-export function connectionSettingsOf(e: ConnectionEnv): ConnectionSettings {
+export function connectionSettingsOf(e: ConnectionEnv, extras: ConnectionExtras): ConnectionSettings {
   const brokers = e.TOOLTRAIL_KAFKA_BROKERS?.split(',')
     .map((b) => b.trim())
     .filter(Boolean);
@@ -80,13 +162,19 @@ export function connectionSettingsOf(e: ConnectionEnv): ConnectionSettings {
       port: e.TOOLTRAIL_KAFKA_PORT,
       brokerCount: e.TOOLTRAIL_KAFKA_BROKER_COUNT,
       clusterPortBase,
+      security: extras.kafkaSecurity,
     },
     clickhouse: {
       mode: e.TOOLTRAIL_CLICKHOUSE_URL ? 'external' : 'local',
       url: e.TOOLTRAIL_CLICKHOUSE_URL ?? `http://127.0.0.1:${e.TOOLTRAIL_CLICKHOUSE_PORT}`,
       port: e.TOOLTRAIL_CLICKHOUSE_PORT,
       user: e.TOOLTRAIL_CLICKHOUSE_USER,
-      password: e.TOOLTRAIL_CLICKHOUSE_PASSWORD,
+      password: extras.clickhousePassword,
+      tls: {
+        ...(e.TOOLTRAIL_CLICKHOUSE_CA_FILE ? { caFile: e.TOOLTRAIL_CLICKHOUSE_CA_FILE } : {}),
+        ...(e.TOOLTRAIL_CLICKHOUSE_CERT_FILE ? { certFile: e.TOOLTRAIL_CLICKHOUSE_CERT_FILE } : {}),
+        ...(e.TOOLTRAIL_CLICKHOUSE_KEY_FILE ? { keyFile: e.TOOLTRAIL_CLICKHOUSE_KEY_FILE } : {}),
+      },
     },
     alertmanager: {
       mode: e.TOOLTRAIL_ALERTMANAGER_URL ? 'external' : 'local',
@@ -98,5 +186,6 @@ export function connectionSettingsOf(e: ConnectionEnv): ConnectionSettings {
 
 /** The connection settings from the environment; every bad key reported at once. */
 export function loadConnectionSettings(env: NodeJS.ProcessEnv = process.env): ConnectionSettings {
-  return connectionSettingsOf(parseEnv(ConnectionEnvSchema, env, 'services'));
+  const extras = connectionExtrasOf(env);
+  return connectionSettingsOf(parseEnv(ConnectionEnvSchema, env, 'services', extras.problems), extras);
 }

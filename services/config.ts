@@ -9,6 +9,7 @@ import { z } from 'zod';
 import {
   ConnectionEnvSchema,
   type ConnectionSettings,
+  connectionExtrasOf,
   connectionSettingsOf,
   parseEnv,
 } from '../platform/connections.ts';
@@ -30,6 +31,8 @@ export interface ServicesConfig {
   /** Each service is `local` (started by `services up`) or `external` (the user's own; nothing is started). */
   kafka: ConnectionSettings['kafka'] & {
     controllerPort: number;
+    /** An extra SASL_SSL listener on the local broker (tests of TLS and SASL; absent: PLAINTEXT only). */
+    saslSsl?: KafkaSaslSslListener;
   };
   clickhouse: ConnectionSettings['clickhouse'];
   alertmanager: ConnectionSettings['alertmanager'] & {
@@ -40,6 +43,23 @@ export interface ServicesConfig {
   };
   /** A local cluster (initdb under `home`), or the user's own server (TOOLTRAIL_POSTGRES_URL). */
   postgres: { mode: 'local' | 'external'; url: string; port: number; user: string };
+}
+
+/**
+ * A SASL_SSL listener of the local broker, as a managed Kafka serves: TLS with the given server certificate,
+ * SASL PLAIN and SCRAM-SHA-256/512 users, and client certificates required when `clientCaFile` is set (mTLS).
+ */
+export interface KafkaSaslSslListener {
+  port: number;
+  /** PEM server certificate (chain) and its unencrypted PKCS#8 key. */
+  certFile: string;
+  keyFile: string;
+  /** CA of the client certificates the broker accepts; set: clients must present one. */
+  clientCaFile?: string;
+  /** PLAIN users, name to password (the broker's JAAS config). */
+  plainUsers: Record<string, string>;
+  /** SCRAM users, created after the broker is up through its admin API (kafka-configs). */
+  scramUsers: { name: string; password: string; mechanism: 'SCRAM-SHA-256' | 'SCRAM-SHA-512' }[];
 }
 
 const port = z.coerce.number().int().min(1).max(65535);
@@ -55,8 +75,9 @@ const EnvSchema = ConnectionEnvSchema.extend({
 
 /** Reads the services configuration from the environment; reports every bad key at once. */
 export function loadServicesConfig(env: NodeJS.ProcessEnv = process.env, cwd = process.cwd()): ServicesConfig {
-  const e = parseEnv(EnvSchema, env, 'services');
-  const connections = connectionSettingsOf(e);
+  const extras = connectionExtrasOf(env);
+  const e = parseEnv(EnvSchema, env, 'services', extras.problems);
+  const connections = connectionSettingsOf(e, extras);
   return {
     home: resolve(cwd, e.TOOLTRAIL_HOME),
     kafka: { ...connections.kafka, controllerPort: e.TOOLTRAIL_KAFKA_CONTROLLER_PORT },

@@ -380,7 +380,7 @@ async function intoClickHouse(
         endpoint: svc.clickhouse.url,
         database,
         user: svc.clickhouse.user,
-        password: svc.clickhouse.password,
+        password: svc.clickhouse.password.reveal(),
       }),
     );
     child = start(ensureOtelcol(), ['--config', config], process.env, 'otelcol');

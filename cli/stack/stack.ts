@@ -94,6 +94,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       url: o.services.clickhouse.url,
       user: o.services.clickhouse.user,
       password: o.services.clickhouse.password,
+      tls: o.services.clickhouse.tls,
     });
     await migrateSchema(ch, SchemaConfigSchema.parse(o.schema), {
       ...(o.freshDatabase ? { fresh: true } : {}),

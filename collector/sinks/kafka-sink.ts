@@ -74,6 +74,7 @@ export function createKafkaSink(options: KafkaSinkOptions): KafkaSpanSink {
   const clientOptions = {
     brokers: cfg.brokers,
     clientId: cfg.clientId,
+    security: { tls: cfg.tls, sasl: cfg.sasl },
     connectionTimeoutMs: 1_000,
     requestTimeoutMs: Math.max(cfg.sendTimeoutMs, 1_000),
     retries: 2,
@@ -96,6 +97,7 @@ export function createKafkaSink(options: KafkaSinkOptions): KafkaSpanSink {
       const probeClient = createKafkaClient({
         brokers: cfg.brokers,
         clientId: `${cfg.clientId}-readiness`,
+        security: { tls: cfg.tls, sasl: cfg.sasl },
         connectionTimeoutMs: 1_000,
         requestTimeoutMs: 2_000,
         retries: 0,

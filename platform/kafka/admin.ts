@@ -1,4 +1,5 @@
 import type { KafkaClient } from './client.ts';
+import { explained } from './errors.ts';
 
 export interface TopicSpec {
   topic: string;
@@ -15,7 +16,7 @@ export function defaultReplicationFactor(brokers: number): number {
 /** Creates the topics that do not exist yet; existing ones are left as they are. */
 export async function ensureTopics(kafka: KafkaClient, topics: TopicSpec[]): Promise<void> {
   const admin = kafka.admin();
-  await admin.connect();
+  await explained(() => admin.connect());
   try {
     const existing = new Set(await admin.listTopics());
     const missing = topics.filter((t) => !existing.has(t.topic));
@@ -40,7 +41,7 @@ export async function ensureTopics(kafka: KafkaClient, topics: TopicSpec[]): Pro
 
 export async function deleteTopics(kafka: KafkaClient, topics: string[]): Promise<void> {
   const admin = kafka.admin();
-  await admin.connect();
+  await explained(() => admin.connect());
   try {
     await admin.deleteTopics({ topics });
   } finally {
@@ -51,7 +52,7 @@ export async function deleteTopics(kafka: KafkaClient, topics: string[]): Promis
 /** The cluster id and broker count, or an error naming why the cluster is unreachable. */
 export async function describeCluster(kafka: KafkaClient): Promise<{ clusterId: string; brokers: number }> {
   const admin = kafka.admin();
-  await admin.connect();
+  await explained(() => admin.connect());
   try {
     const d = await admin.describeCluster();
     return { clusterId: d.clusterId, brokers: d.brokers.length };

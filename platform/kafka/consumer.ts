@@ -1,4 +1,5 @@
 import type { KafkaClient } from './client.ts';
+import { explained } from './errors.ts';
 
 export interface IncomingMessage {
   topic: string;
@@ -22,7 +23,7 @@ export async function createSimpleConsumer(
   topic: string,
 ): Promise<SimpleConsumer> {
   const consumer = kafka.consumer({ groupId });
-  await consumer.connect();
+  await explained(() => consumer.connect());
   await consumer.subscribe({ topic, fromBeginning: true });
   return {
     async run(onMessage) {
@@ -132,7 +133,7 @@ export async function createBatchConsumer(kafka: KafkaClient, options: BatchCons
     ...(options.heartbeatIntervalMs !== undefined ? { heartbeatInterval: options.heartbeatIntervalMs } : {}),
   });
   const topic = options.topic;
-  await consumer.connect();
+  await explained(() => consumer.connect());
   await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
   return {
     async run(onBatch) {
@@ -187,7 +188,7 @@ export interface PartitionLag {
 /** The group's lag per partition of `topic`: high watermark minus committed offset (or minus the log start). */
 export async function fetchConsumerLag(kafka: KafkaClient, groupId: string, topic: string): Promise<PartitionLag[]> {
   const admin = kafka.admin();
-  await admin.connect();
+  await explained(() => admin.connect());
   try {
     const [ends, groups] = await Promise.all([
       admin.fetchTopicOffsets(topic),

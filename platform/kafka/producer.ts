@@ -3,6 +3,7 @@ import { promisify } from 'node:util';
 import { gzip, unzip } from 'node:zlib';
 import kafkajs from 'kafkajs';
 import type { KafkaClient } from './client.ts';
+import { explained, explainKafkaError } from './errors.ts';
 import { createKeyPartitioner } from './partitioner.ts';
 import { installRecordEncoder } from './record.ts';
 
@@ -114,15 +115,19 @@ export function createIdempotentProducer(kafka: KafkaClient, options: ProducerOp
   });
   const compression = options.compression === 'gzip' ? CompressionTypes.GZIP : CompressionTypes.None;
   return {
-    connect: () => producer.connect(),
+    connect: () => explained(() => producer.connect()),
     async send(topic, messages) {
-      await producer.send({
-        topic,
-        acks: -1,
-        compression,
-        messages,
-        ...(options.ackTimeoutMs !== undefined ? { timeout: options.ackTimeoutMs } : {}),
-      });
+      await producer
+        .send({
+          topic,
+          acks: -1,
+          compression,
+          messages,
+          ...(options.ackTimeoutMs !== undefined ? { timeout: options.ackTimeoutMs } : {}),
+        })
+        .catch((err: unknown) => {
+          throw explainKafkaError(err);
+        });
     },
     disconnect: () => producer.disconnect(),
   };

@@ -44,16 +44,23 @@ describe('read scope of findings and warnings', () => {
 
 describe('read-side ClickHouse account', () => {
   const target = { url: 'http://127.0.0.1:8123', user: 'writer', password: 'w' };
+  const revealed = (s: ReturnType<typeof readClickHouseSettings>) => ({ ...s, password: s.password.reveal() });
   it('uses TOOLTRAIL_CLICKHOUSE_READ_USER when set (its profile enforces read-only)', () => {
     assert.deepEqual(
-      readClickHouseSettings(target, {
-        TOOLTRAIL_CLICKHOUSE_READ_USER: 'reader',
-        TOOLTRAIL_CLICKHOUSE_READ_PASSWORD: 'r',
-      }),
+      revealed(
+        readClickHouseSettings(target, {
+          TOOLTRAIL_CLICKHOUSE_READ_USER: 'reader',
+          TOOLTRAIL_CLICKHOUSE_READ_PASSWORD: 'r',
+        }),
+      ),
       { user: 'reader', password: 'r', settings: {} },
     );
   });
   it('otherwise uses the writer account with readonly = 2 on every query', () => {
-    assert.deepEqual(readClickHouseSettings(target, {}), { user: 'writer', password: 'w', settings: { readonly: 2 } });
+    assert.deepEqual(revealed(readClickHouseSettings(target, {})), {
+      user: 'writer',
+      password: 'w',
+      settings: { readonly: 2 },
+    });
   });
 });
