@@ -4,8 +4,17 @@
  * out (platform/otlp/assemble.ts).
  */
 import type { ResourceSpans } from '../../platform/otlp/index.ts';
-import { fieldSize, varintSize, writeVarint } from '../../platform/otlp/wire.ts';
+import {
+  fieldSize as fieldSize$,
+  varintSize as varintSize$,
+  writeVarint as writeVarint$,
+} from '../../platform/otlp/wire.ts';
 import type { TraceMessage } from '../split-by-trace.ts';
+
+// Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+const fieldSize = fieldSize$;
+const varintSize = varintSize$;
+const writeVarint = writeVarint$;
 
 /**
  * Per span (request order): where its field starts when its tag and length are canonical (else -1), its

@@ -11,24 +11,48 @@
  * exactly as before.
  */
 import {
-  decodeInstrumentationScopeAt,
-  decodeResourceAt,
-  encodeInstrumentationScope,
-  encodeResource,
+  decodeInstrumentationScopeAt as decodeInstrumentationScopeAt$,
+  decodeResourceAt as decodeResourceAt$,
+  encodeInstrumentationScope as encodeInstrumentationScope$,
+  encodeResource as encodeResource$,
   type Resource,
 } from '../../platform/otlp/index.ts';
 import {
-  OUTSIDE,
-  readTraceRequest,
-  resource,
-  scope,
-  span,
+  OUTSIDE as OUTSIDE$,
+  readTraceRequest as readTraceRequest$,
+  resource as resource$,
+  scope as scope$,
+  span as span$,
   type TraceRequestVisitor,
 } from '../../platform/otlp/reader/index.ts';
 import type { PreparedMessages } from '../prepare.ts';
-import { attributeProblem, stampTenant } from '../validate.ts';
-import { assembleTraces, linkSpan, type ResourceInfo, recordSpan, type ScopeInfo, type Trace } from './assemble.ts';
-import { spanPlain } from './span-rules.ts';
+import { attributeProblem as attributeProblem$, stampTenant as stampTenant$ } from '../validate.ts';
+import {
+  assembleTraces as assembleTraces$,
+  linkSpan as linkSpan$,
+  type ResourceInfo,
+  recordSpan as recordSpan$,
+  type ScopeInfo,
+  type Trace,
+} from './assemble.ts';
+import { spanPlain as spanPlain$ } from './span-rules.ts';
+
+// Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+const decodeInstrumentationScopeAt = decodeInstrumentationScopeAt$;
+const decodeResourceAt = decodeResourceAt$;
+const encodeInstrumentationScope = encodeInstrumentationScope$;
+const encodeResource = encodeResource$;
+const OUTSIDE = OUTSIDE$;
+const readTraceRequest = readTraceRequest$;
+const resource = resource$;
+const scope = scope$;
+const span = span$;
+const attributeProblem = attributeProblem$;
+const stampTenant = stampTenant$;
+const assembleTraces = assembleTraces$;
+const linkSpan = linkSpan$;
+const recordSpan = recordSpan$;
+const spanPlain = spanPlain$;
 
 const EMPTY = Buffer.alloc(0);
 

@@ -4,16 +4,39 @@
  * Anything else (a span to reject, to flag, or to change) is the general path's to judge.
  */
 import {
-  ATTRIBUTE_TYPES,
-  Attr,
+  ATTRIBUTE_TYPES as ATTRIBUTE_TYPES$,
+  Attr as Attr$,
   type AttrName,
   type AttrValueType,
-  ENUM_VALUES,
-  EXECUTE_TOOL,
-  GenAi,
-  marksToolSpan,
+  ENUM_VALUES as ENUM_VALUES$,
+  EXECUTE_TOOL as EXECUTE_TOOL$,
+  GenAi as GenAi$,
+  marksToolSpan as marksToolSpan$,
 } from '../../contract/index.ts';
-import { links, slots, span, V_BOOL, V_INT, V_STRING, V_STRINGS } from '../../platform/otlp/reader/index.ts';
+import {
+  links as links$,
+  slots as slots$,
+  span as span$,
+  V_BOOL as V_BOOL$,
+  V_INT as V_INT$,
+  V_STRING as V_STRING$,
+  V_STRINGS as V_STRINGS$,
+} from '../../platform/otlp/reader/index.ts';
+
+// Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+const ATTRIBUTE_TYPES = ATTRIBUTE_TYPES$;
+const Attr = Attr$;
+const ENUM_VALUES = ENUM_VALUES$;
+const EXECUTE_TOOL = EXECUTE_TOOL$;
+const GenAi = GenAi$;
+const marksToolSpan = marksToolSpan$;
+const links = links$;
+const slots = slots$;
+const span = span$;
+const V_BOOL = V_BOOL$;
+const V_INT = V_INT$;
+const V_STRING = V_STRING$;
+const V_STRINGS = V_STRINGS$;
 
 /** `tooltrail.` as bytes, to test attribute keys without making strings of them. */
 const PREFIX = Buffer.from('tooltrail.', 'latin1');

@@ -1,8 +1,24 @@
 /** A partition's column streams, where messages' rows append, and the Native blocks assembled from their ranges. */
 import { Buffer } from 'node:buffer';
-import { nativeTypeName } from '../../platform/native/encode.ts';
-import { type ColumnLayout, SPANS, STREAMS, type TableLayout, TOOL_CALLS, WARNINGS } from './layout.ts';
-import { encodedString, Stream, varintBytes } from './stream.ts';
+import { nativeTypeName as nativeTypeName$ } from '../../platform/native/encode.ts';
+import {
+  type ColumnLayout,
+  SPANS as SPANS$,
+  STREAMS as STREAMS$,
+  type TableLayout,
+  TOOL_CALLS as TOOL_CALLS$,
+  WARNINGS as WARNINGS$,
+} from './layout.ts';
+import { encodedString as encodedString$, Stream, varintBytes as varintBytes$ } from './stream.ts';
+
+// Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+const nativeTypeName = nativeTypeName$;
+const SPANS = SPANS$;
+const STREAMS = STREAMS$;
+const TOOL_CALLS = TOOL_CALLS$;
+const WARNINGS = WARNINGS$;
+const encodedString = encodedString$;
+const varintBytes = varintBytes$;
 
 /** Rows a message added per table, and where its bytes are in each stream. */
 export interface ColumnsMark {

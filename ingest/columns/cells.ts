@@ -1,20 +1,36 @@
 /** Cells from the reader's slots: attribute values as flatten's text, maps, string arrays, ids, enums, nullables. */
 import { Buffer } from 'node:buffer';
 import {
-  events,
-  links,
-  OUTSIDE,
-  slots,
-  span,
-  strings,
-  V_BOOL,
-  V_DOUBLE,
-  V_INT,
-  V_STRING,
-  V_STRINGS,
+  events as events$,
+  links as links$,
+  OUTSIDE as OUTSIDE$,
+  slots as slots$,
+  span as span$,
+  strings as strings$,
+  V_BOOL as V_BOOL$,
+  V_DOUBLE as V_DOUBLE$,
+  V_INT as V_INT$,
+  V_STRING as V_STRING$,
+  V_STRINGS as V_STRINGS$,
 } from '../../platform/otlp/reader/index.ts';
-import { B, same } from './source.ts';
-import { encodedString, type Stream } from './stream.ts';
+import { same as same$, source as sourceImport } from './source.ts';
+import { encodedString as encodedString$, type Stream } from './stream.ts';
+
+// Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+const events = events$;
+const links = links$;
+const OUTSIDE = OUTSIDE$;
+const slots = slots$;
+const span = span$;
+const strings = strings$;
+const V_BOOL = V_BOOL$;
+const V_DOUBLE = V_DOUBLE$;
+const V_INT = V_INT$;
+const V_STRING = V_STRING$;
+const V_STRINGS = V_STRINGS$;
+const same = same$;
+const source = sourceImport;
+const encodedString = encodedString$;
 
 const TRUE = encodedString('true');
 const FALSE = encodedString('false');
@@ -27,7 +43,7 @@ const K_PROTO = Buffer.from('__proto__');
  */
 export function checkPlainMap(from: number, to: number): void {
   const { key, keyLen, kind, hash } = slots;
-  const b = B;
+  const b = source.buf;
   for (let a = from; a < to; a++) {
     if ((kind[a] as number) > V_STRINGS) throw OUTSIDE;
     const ks = key[a] as number;
@@ -71,7 +87,7 @@ function stringsOf(i: number): string[] {
   const out: string[] = [];
   for (let k = slots.a[i] as number, e = slots.b[i] as number; k < e; k++) {
     const at = strings.start[k] as number;
-    out.push(B.toString('utf8', at, at + (strings.len[k] as number)));
+    out.push(source.buf.toString('utf8', at, at + (strings.len[k] as number)));
   }
   return out;
 }
@@ -80,7 +96,7 @@ function stringsOf(i: number): string[] {
 export function writeValueText(out: Stream, i: number): void {
   switch (slots.kind[i]) {
     case V_STRING:
-      out.strFrom(B, slots.a[i] as number, slots.b[i] as number);
+      out.strFrom(source.buf, slots.a[i] as number, slots.b[i] as number);
       return;
     case V_BOOL:
       out.encoded(slots.a[i] ? TRUE : FALSE);
@@ -89,7 +105,7 @@ export function writeValueText(out: Stream, i: number): void {
       out.str(int64Text((slots.a[i] as number) >>> 0, (slots.b[i] as number) >>> 0));
       return;
     case V_DOUBLE:
-      out.str(String(B.readDoubleLE(slots.a[i] as number)));
+      out.str(String(source.buf.readDoubleLE(slots.a[i] as number)));
       return;
     case V_STRINGS:
       out.str(JSON.stringify(stringsOf(i)));
@@ -102,7 +118,7 @@ export function writeValueText(out: Stream, i: number): void {
 /** Map column: a count, the keys, the values (slots [from, to)). */
 export function writeMap(counts: Stream, keys: Stream, values: Stream, from: number, to: number): void {
   counts.count(to - from);
-  for (let i = from; i < to; i++) keys.strFrom(B, slots.key[i] as number, slots.keyLen[i] as number);
+  for (let i = from; i < to; i++) keys.strFrom(source.buf, slots.key[i] as number, slots.keyLen[i] as number);
   for (let i = from; i < to; i++) writeValueText(values, i);
 }
 
@@ -110,18 +126,18 @@ export function writeMap(counts: Stream, keys: Stream, values: Stream, from: num
 export function writeStrings(counts: Stream, values: Stream, i: number): void {
   const from = slots.a[i] as number;
   const to = slots.b[i] as number;
-  for (let k = from; k < to; k++) values.strFrom(B, strings.start[k] as number, strings.len[k] as number);
+  for (let k = from; k < to; k++) values.strFrom(source.buf, strings.start[k] as number, strings.len[k] as number);
   counts.count(to - from);
 }
 
 export function writeString(out: Stream, at: number, len: number): void {
   if (at < 0) out.u8(0);
-  else out.strFrom(B, at, len);
+  else out.strFrom(source.buf, at, len);
 }
 
 export function writeHex(out: Stream, at: number, len: number): void {
   if (at < 0) out.u8(0);
-  else out.hex(B, at, len);
+  else out.hex(source.buf, at, len);
 }
 
 export function writeEnum(out: Stream, names: readonly Buffer[], v: number): void {
@@ -139,13 +155,14 @@ export function writeNullable(st: Stream[], stream: number, i: number): void {
 /** The string value of slot i ('' for -1). */
 export function writeSlotString(out: Stream, i: number): void {
   if (i < 0) out.u8(0);
-  else out.strFrom(B, slots.a[i] as number, slots.b[i] as number);
+  else out.strFrom(source.buf, slots.a[i] as number, slots.b[i] as number);
 }
 
 /** An event time, or the span's start when it has none (or zero), as flatten does. */
 export function writeEventTime(out: Stream, time: number): void {
-  if (time >= 0 && (B.readUInt32LE(time) !== 0 || B.readUInt32LE(time + 4) !== 0)) out.raw8(B, time);
-  else out.raw8(B, span.start);
+  if (time >= 0 && (source.buf.readUInt32LE(time) !== 0 || source.buf.readUInt32LE(time + 4) !== 0))
+    out.raw8(source.buf, time);
+  else out.raw8(source.buf, span.start);
 }
 
 /** Events and links columns (tool_calls and spans lay them out alike), from the current span's. */

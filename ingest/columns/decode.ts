@@ -13,27 +13,58 @@
  * (dead letters included).
  */
 import { Buffer } from 'node:buffer';
-import { isValidTenant } from '../../contract/ids.ts';
-import { Attr, OtelResource } from '../../contract/index.ts';
+import { isValidTenant as isValidTenant$ } from '../../contract/ids.ts';
+import { Attr as Attr$, OtelResource as OtelResource$ } from '../../contract/index.ts';
 import {
-  events,
-  links,
-  OUTSIDE,
-  readTraceRequest,
-  resource,
-  scope,
-  slots,
-  span,
+  events as events$,
+  links as links$,
+  OUTSIDE as OUTSIDE$,
+  readTraceRequest as readTraceRequest$,
+  resource as resource$,
+  scope as scope$,
+  slots as slots$,
+  span as span$,
   type TraceRequestVisitor,
-  V_STRING,
+  V_STRING as V_STRING$,
 } from '../../platform/otlp/reader/index.ts';
 import type { FlattenOptions } from '../flatten.ts';
 import type { ColumnArena, ColumnsMark } from './arena.ts';
-import { checkPlainMap, findKey, writeValueText } from './cells.ts';
-import { STREAMS } from './layout.ts';
-import { counts, isToolSpan, type ResourceCells, writeSpan, writeToolCall } from './rows.ts';
-import { setSource, text } from './source.ts';
-import { encodedString, Stream } from './stream.ts';
+import { checkPlainMap as checkPlainMap$, findKey as findKey$, writeValueText as writeValueText$ } from './cells.ts';
+import { STREAMS as STREAMS$ } from './layout.ts';
+import {
+  counts as counts$,
+  isToolSpan as isToolSpan$,
+  type ResourceCells,
+  writeSpan as writeSpan$,
+  writeToolCall as writeToolCall$,
+} from './rows.ts';
+import { setSource as setSource$, text as text$ } from './source.ts';
+import { encodedString as encodedString$, Stream } from './stream.ts';
+
+// Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+const isValidTenant = isValidTenant$;
+const Attr = Attr$;
+const OtelResource = OtelResource$;
+const events = events$;
+const links = links$;
+const OUTSIDE = OUTSIDE$;
+const readTraceRequest = readTraceRequest$;
+const resource = resource$;
+const scope = scope$;
+const slots = slots$;
+const span = span$;
+const V_STRING = V_STRING$;
+const checkPlainMap = checkPlainMap$;
+const findKey = findKey$;
+const writeValueText = writeValueText$;
+const STREAMS = STREAMS$;
+const counts = counts$;
+const isToolSpan = isToolSpan$;
+const writeSpan = writeSpan$;
+const writeToolCall = writeToolCall$;
+const setSource = setSource$;
+const text = text$;
+const encodedString = encodedString$;
 
 const K_TENANT = Buffer.from(Attr.TENANT);
 const K_SERVICE = Buffer.from(OtelResource.SERVICE_NAME);

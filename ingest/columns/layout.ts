@@ -1,6 +1,15 @@
 /** Where each column's byte streams sit in a partition's arena, derived from the schema's Native layouts. */
 import type { NativeType } from '../../platform/native/encode.ts';
-import { SPAN_NATIVE, TOOL_CALL_NATIVE, WARNING_NATIVE } from '../../schema/rows.ts';
+import {
+  SPAN_NATIVE as SPAN_NATIVE$,
+  TOOL_CALL_NATIVE as TOOL_CALL_NATIVE$,
+  WARNING_NATIVE as WARNING_NATIVE$,
+} from '../../schema/rows.ts';
+
+// Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+const SPAN_NATIVE = SPAN_NATIVE$;
+const TOOL_CALL_NATIVE = TOOL_CALL_NATIVE$;
+const WARNING_NATIVE = WARNING_NATIVE$;
 
 export type StreamKind = 'bytes' | 'counts';
 

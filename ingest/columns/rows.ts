@@ -1,53 +1,119 @@
 /** One row per span from the reader's view: a tool_calls row (and its warnings rows) or a spans row. */
-import { events, OUTSIDE, slots, span, V_BOOL, V_INT, V_STRING, V_STRINGS } from '../../platform/otlp/reader/index.ts';
 import {
-  findKey,
-  writeEnum,
-  writeEventsAndLinks,
-  writeEventTime,
-  writeHex,
-  writeMap,
-  writeNullable,
-  writeSlotString,
-  writeString,
-  writeStrings,
-  writeValueText,
+  events as events$,
+  OUTSIDE as OUTSIDE$,
+  slots as slots$,
+  span as span$,
+  V_BOOL as V_BOOL$,
+  V_INT as V_INT$,
+  V_STRING as V_STRING$,
+  V_STRINGS as V_STRINGS$,
+} from '../../platform/otlp/reader/index.ts';
+import {
+  findKey as findKey$,
+  writeEnum as writeEnum$,
+  writeEventsAndLinks as writeEventsAndLinks$,
+  writeEventTime as writeEventTime$,
+  writeHex as writeHex$,
+  writeMap as writeMap$,
+  writeNullable as writeNullable$,
+  writeSlotString as writeSlotString$,
+  writeString as writeString$,
+  writeStrings as writeStrings$,
+  writeValueText as writeValueText$,
 } from './cells.ts';
-import { SP, TC, W } from './layout.ts';
-import { allowedValue, B, same } from './source.ts';
+import { SP as SP$, TC as TC$, W as W$ } from './layout.ts';
+import { allowedValue as allowedValue$, same as same$, source as sourceImport } from './source.ts';
 import type { Stream } from './stream.ts';
 import {
-  H_OPERATION,
-  H_SEMCONV,
-  K_CODE,
-  K_COMPLETE,
-  K_ITEM_COUNT,
-  K_MESSAGE,
-  K_OPERATION,
-  K_OPERATION_KIND,
-  K_SEMCONV,
-  K_SEQUENCE,
-  K_SOURCE,
-  K_STRING,
-  K_STRINGS,
-  K_TARGET_COUNT,
-  SLOT_AGENT_NAME,
-  SLOT_SESSION_ID,
-  SLOT_TOOL_NAME,
-  SPAN_KINDS,
-  STATUS_CODES,
-  STRING_COLUMNS,
-  STRINGS_COLUMNS,
-  T_TOOL_NAME,
-  TYPED_ALLOWED,
-  TYPED_BY_HASH,
-  TYPED_CONTRACT,
-  TYPED_KEYS,
-  TYPED_KIND,
-  TYPED_SLOT,
-  V_EXECUTE_TOOL,
-  WARNING_EVENT,
+  H_OPERATION as H_OPERATION$,
+  H_SEMCONV as H_SEMCONV$,
+  K_CODE as K_CODE$,
+  K_COMPLETE as K_COMPLETE$,
+  K_ITEM_COUNT as K_ITEM_COUNT$,
+  K_MESSAGE as K_MESSAGE$,
+  K_OPERATION_KIND as K_OPERATION_KIND$,
+  K_OPERATION as K_OPERATION$,
+  K_SEMCONV as K_SEMCONV$,
+  K_SEQUENCE as K_SEQUENCE$,
+  K_SOURCE as K_SOURCE$,
+  K_STRING as K_STRING$,
+  K_STRINGS as K_STRINGS$,
+  K_TARGET_COUNT as K_TARGET_COUNT$,
+  SLOT_AGENT_NAME as SLOT_AGENT_NAME$,
+  SLOT_SESSION_ID as SLOT_SESSION_ID$,
+  SLOT_TOOL_NAME as SLOT_TOOL_NAME$,
+  SPAN_KINDS as SPAN_KINDS$,
+  STATUS_CODES as STATUS_CODES$,
+  STRING_COLUMNS as STRING_COLUMNS$,
+  STRINGS_COLUMNS as STRINGS_COLUMNS$,
+  T_TOOL_NAME as T_TOOL_NAME$,
+  TYPED_ALLOWED as TYPED_ALLOWED$,
+  TYPED_BY_HASH as TYPED_BY_HASH$,
+  TYPED_CONTRACT as TYPED_CONTRACT$,
+  TYPED_KEYS as TYPED_KEYS$,
+  TYPED_KIND as TYPED_KIND$,
+  TYPED_SLOT as TYPED_SLOT$,
+  V_EXECUTE_TOOL as V_EXECUTE_TOOL$,
+  WARNING_EVENT as WARNING_EVENT$,
 } from './typed.ts';
+
+// Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+const events = events$;
+const OUTSIDE = OUTSIDE$;
+const slots = slots$;
+const span = span$;
+const V_BOOL = V_BOOL$;
+const V_INT = V_INT$;
+const V_STRING = V_STRING$;
+const V_STRINGS = V_STRINGS$;
+const findKey = findKey$;
+const writeEnum = writeEnum$;
+const writeEventsAndLinks = writeEventsAndLinks$;
+const writeEventTime = writeEventTime$;
+const writeHex = writeHex$;
+const writeMap = writeMap$;
+const writeNullable = writeNullable$;
+const writeSlotString = writeSlotString$;
+const writeString = writeString$;
+const writeStrings = writeStrings$;
+const writeValueText = writeValueText$;
+const SP = SP$;
+const TC = TC$;
+const W = W$;
+const allowedValue = allowedValue$;
+const same = same$;
+const source = sourceImport;
+const H_OPERATION = H_OPERATION$;
+const H_SEMCONV = H_SEMCONV$;
+const K_CODE = K_CODE$;
+const K_COMPLETE = K_COMPLETE$;
+const K_ITEM_COUNT = K_ITEM_COUNT$;
+const K_MESSAGE = K_MESSAGE$;
+const K_OPERATION = K_OPERATION$;
+const K_OPERATION_KIND = K_OPERATION_KIND$;
+const K_SEMCONV = K_SEMCONV$;
+const K_SEQUENCE = K_SEQUENCE$;
+const K_SOURCE = K_SOURCE$;
+const K_STRING = K_STRING$;
+const K_STRINGS = K_STRINGS$;
+const K_TARGET_COUNT = K_TARGET_COUNT$;
+const SLOT_AGENT_NAME = SLOT_AGENT_NAME$;
+const SLOT_SESSION_ID = SLOT_SESSION_ID$;
+const SLOT_TOOL_NAME = SLOT_TOOL_NAME$;
+const SPAN_KINDS = SPAN_KINDS$;
+const STATUS_CODES = STATUS_CODES$;
+const STRING_COLUMNS = STRING_COLUMNS$;
+const STRINGS_COLUMNS = STRINGS_COLUMNS$;
+const T_TOOL_NAME = T_TOOL_NAME$;
+const TYPED_ALLOWED = TYPED_ALLOWED$;
+const TYPED_BY_HASH = TYPED_BY_HASH$;
+const TYPED_CONTRACT = TYPED_CONTRACT$;
+const TYPED_KEYS = TYPED_KEYS$;
+const TYPED_KIND = TYPED_KIND$;
+const TYPED_SLOT = TYPED_SLOT$;
+const V_EXECUTE_TOOL = V_EXECUTE_TOOL$;
+const WARNING_EVENT = WARNING_EVENT$;
 
 /** A resource as its rows need it: tenant and service encoded, its attributes as Native map parts, once. */
 export interface ResourceCells {
@@ -163,10 +229,10 @@ export function writeToolCall(
   }
 
   st[TC.tenant]!.encoded(res.tenant);
-  st[TC.start_time]!.raw8(B, span.start);
-  st[TC.end_time]!.raw8(B, span.end);
-  st[TC.trace_id]!.hex(B, span.traceId, 16);
-  st[TC.span_id]!.hex(B, span.spanId, 8);
+  st[TC.start_time]!.raw8(source.buf, span.start);
+  st[TC.end_time]!.raw8(source.buf, span.end);
+  st[TC.trace_id]!.hex(source.buf, span.traceId, 16);
+  st[TC.span_id]!.hex(source.buf, span.spanId, 8);
   writeHex(st[TC.parent_span_id]!, span.parent, span.parentLen);
   writeString(st[TC.trace_state]!, span.traceState, span.traceStateLen);
   writeString(st[TC.span_name]!, span.name, span.nameLen);
@@ -190,7 +256,8 @@ export function writeToolCall(
   writeNullable(st, TC.mutation_target_count, targetCount);
   // attributes: the slots no typed column took, in their order.
   st[TC.attributes]!.count(extras);
-  for (let k = 0; k < extras; k++) st[TC.attributes + 1]!.strFrom(B, slots.key[extra[k]!]!, slots.keyLen[extra[k]!]!);
+  for (let k = 0; k < extras; k++)
+    st[TC.attributes + 1]!.strFrom(source.buf, slots.key[extra[k]!]!, slots.keyLen[extra[k]!]!);
   for (let k = 0; k < extras; k++) writeValueText(st[TC.attributes + 2]!, extra[k]!);
   writeResourceMap(st[TC.resource_attributes]!, st[TC.resource_attributes + 1]!, st[TC.resource_attributes + 2]!, res);
   writeEventsAndLinks(
@@ -216,8 +283,8 @@ export function writeToolCall(
     writeSlotString(st[W.tool_name]!, stringSlot[SLOT_TOOL_NAME]!);
     writeSlotString(st[W.agent_name]!, stringSlot[SLOT_AGENT_NAME]!);
     writeSlotString(st[W.session_id]!, stringSlot[SLOT_SESSION_ID]!);
-    st[W.trace_id]!.hex(B, span.traceId, 16);
-    st[W.span_id]!.hex(B, span.spanId, 8);
+    st[W.trace_id]!.hex(source.buf, span.traceId, 16);
+    st[W.span_id]!.hex(source.buf, span.spanId, 8);
     counts.warnings++;
   }
 }
@@ -231,9 +298,9 @@ export function writeSpan(
   scopeVersionLen: number,
 ): void {
   st[SP.Tenant]!.encoded(res.tenant);
-  st[SP.Timestamp]!.raw8(B, span.start);
-  st[SP.TraceId]!.hex(B, span.traceId, 16);
-  st[SP.SpanId]!.hex(B, span.spanId, 8);
+  st[SP.Timestamp]!.raw8(source.buf, span.start);
+  st[SP.TraceId]!.hex(source.buf, span.traceId, 16);
+  st[SP.SpanId]!.hex(source.buf, span.spanId, 8);
   writeHex(st[SP.ParentSpanId]!, span.parent, span.parentLen);
   writeString(st[SP.TraceState]!, span.traceState, span.traceStateLen);
   writeString(st[SP.SpanName]!, span.name, span.nameLen);
@@ -244,10 +311,10 @@ export function writeSpan(
   writeString(st[SP.ScopeVersion]!, scopeVersion, scopeVersionLen);
   writeMap(st[SP.SpanAttributes]!, st[SP.SpanAttributes + 1]!, st[SP.SpanAttributes + 2]!, span.attrFrom, span.attrTo);
   // Duration: end - start when positive (a stepped-back clock stores 0), exact below 2^53 (else general path).
-  const slo = B.readUInt32LE(span.start);
-  const shi = B.readUInt32LE(span.start + 4);
-  const elo = B.readUInt32LE(span.end);
-  const ehi = B.readUInt32LE(span.end + 4);
+  const slo = source.buf.readUInt32LE(span.start);
+  const shi = source.buf.readUInt32LE(span.start + 4);
+  const elo = source.buf.readUInt32LE(span.end);
+  const ehi = source.buf.readUInt32LE(span.end + 4);
   if (ehi > shi || (ehi === shi && elo > slo)) {
     let lo = elo - slo;
     let hi = ehi - shi;

@@ -1,16 +1,17 @@
 /** The message whose rows are being written: the bytes the reader's positions point into. */
 import { Buffer } from 'node:buffer';
 
-export let B: Buffer = Buffer.alloc(0);
+/** The bytes (one object: importers keep it in a local binding). */
+export const source: { buf: Buffer } = { buf: Buffer.alloc(0) };
 
 export function setSource(bytes: Buffer): void {
-  B = bytes;
+  source.buf = bytes;
 }
 
 /** Whether B[start, start+len) holds `bytes`. */
 export function same(start: number, len: number, bytes: Buffer): boolean {
   if (len !== bytes.length) return false;
-  const b = B;
+  const b = source.buf;
   for (let i = 0; i < len; i++) if (b[start + i] !== bytes[i]) return false;
   return true;
 }
@@ -22,5 +23,5 @@ export function allowedValue(allowed: readonly Buffer[], start: number, len: num
 }
 
 export function text(at: number, len: number): string {
-  return B.toString('utf8', at, at + len);
+  return source.buf.toString('utf8', at, at + len);
 }

@@ -1,6 +1,9 @@
 /** The column path's output: growable byte streams, one per part of a Native column, and Native String bytes. */
 import { Buffer } from 'node:buffer';
-import { ByteBuffer } from '../../platform/native/byte-buffer.ts';
+import { ByteBuffer as ByteBuffer$ } from '../../platform/native/byte-buffer.ts';
+
+// Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+const ByteBuffer = ByteBuffer$;
 
 /** A growable byte stream: one part of one column (its values, or its per-row counts, keys, null map...). */
 export class Stream extends ByteBuffer {

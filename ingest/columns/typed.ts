@@ -4,19 +4,32 @@
  */
 import { Buffer } from 'node:buffer';
 import {
-  Attr,
+  Attr as Attr$,
   type AttrName,
-  ENUM_VALUES,
-  EXECUTE_TOOL,
-  GenAi,
-  isJudgedContractKey,
-  marksToolSpan,
-  OtelResource,
-  WarningEvent,
+  ENUM_VALUES as ENUM_VALUES$,
+  EXECUTE_TOOL as EXECUTE_TOOL$,
+  GenAi as GenAi$,
+  isJudgedContractKey as isJudgedContractKey$,
+  marksToolSpan as marksToolSpan$,
+  OtelResource as OtelResource$,
+  WarningEvent as WarningEvent$,
 } from '../../contract/index.ts';
-import { keyHash } from '../../platform/otlp/reader/index.ts';
-import { TOOL_CALLS } from './layout.ts';
-import { encodedString } from './stream.ts';
+import { keyHash as keyHash$ } from '../../platform/otlp/reader/index.ts';
+import { TOOL_CALLS as TOOL_CALLS$ } from './layout.ts';
+import { encodedString as encodedString$ } from './stream.ts';
+
+// Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+const Attr = Attr$;
+const ENUM_VALUES = ENUM_VALUES$;
+const EXECUTE_TOOL = EXECUTE_TOOL$;
+const GenAi = GenAi$;
+const isJudgedContractKey = isJudgedContractKey$;
+const marksToolSpan = marksToolSpan$;
+const OtelResource = OtelResource$;
+const WarningEvent = WarningEvent$;
+const keyHash = keyHash$;
+const TOOL_CALLS = TOOL_CALLS$;
+const encodedString = encodedString$;
 
 /**
  * Typed tool_calls attributes (ingest/flatten.ts COLUMN_SETTERS): the kind of value the column takes, and its

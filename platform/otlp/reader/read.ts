@@ -11,27 +11,48 @@
  * takes its general path (the generated decoding), which accepts or refuses them as it always did.
  */
 import { isUtf8 } from 'node:buffer';
-import { MAX_ANY_VALUE_DEPTH } from '../json.ts';
+import { MAX_ANY_VALUE_DEPTH as MAX_ANY_VALUE_DEPTH$ } from '../json.ts';
 import {
-  events,
-  links,
-  newSlot,
-  newString,
-  resource,
-  scope,
-  slots,
-  span,
-  strings,
-  V_ARRAY,
-  V_BOOL,
-  V_BYTES,
-  V_DOUBLE,
-  V_INT,
-  V_KVLIST,
-  V_NONE,
-  V_STRING,
-  V_STRINGS,
+  events as events$,
+  links as links$,
+  newSlot as newSlot$,
+  newString as newString$,
+  resource as resource$,
+  scope as scope$,
+  slots as slots$,
+  span as span$,
+  strings as strings$,
+  V_ARRAY as V_ARRAY$,
+  V_BOOL as V_BOOL$,
+  V_BYTES as V_BYTES$,
+  V_DOUBLE as V_DOUBLE$,
+  V_INT as V_INT$,
+  V_KVLIST as V_KVLIST$,
+  V_NONE as V_NONE$,
+  V_STRING as V_STRING$,
+  V_STRINGS as V_STRINGS$,
 } from './tape.ts';
+
+// Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+const MAX_ANY_VALUE_DEPTH = MAX_ANY_VALUE_DEPTH$;
+const events = events$;
+const links = links$;
+const newSlot = newSlot$;
+const newString = newString$;
+const resource = resource$;
+const scope = scope$;
+const slots = slots$;
+const span = span$;
+const strings = strings$;
+const V_ARRAY = V_ARRAY$;
+const V_BOOL = V_BOOL$;
+const V_BYTES = V_BYTES$;
+const V_DOUBLE = V_DOUBLE$;
+const V_INT = V_INT$;
+const V_KVLIST = V_KVLIST$;
+const V_NONE = V_NONE$;
+const V_STRING = V_STRING$;
+const V_STRINGS = V_STRINGS$;
 
 /** What the reader calls as it reads; a callback may throw OUTSIDE to stop (readTraceRequest then returns false). */
 export interface TraceRequestVisitor {
@@ -46,8 +67,6 @@ export interface TraceRequestVisitor {
 /** Thrown (one preallocated value: no stack captured) when the bytes leave the subset. */
 export const OUTSIDE: object = Object.freeze({ outside: true });
 
-const LEN = 2;
-const tag = (field: number, wire: number) => (field << 3) | wire;
 
 let B: Buffer = Buffer.alloc(0);
 let P = 0;
@@ -144,35 +163,35 @@ function nestedValue(end: number, level: number): void {
 /** One field of an AnyValue; returns its kind. */
 function valueField(t: number, end: number, level: number): number {
   switch (t) {
-    case tag(1, LEN):
+    case (1 << 3) | 2:
       text(end);
       return V_STRING;
-    case tag(2, 0):
+    case (2 << 3) | 0:
       byte(end);
       return V_BOOL;
-    case tag(3, 0):
+    case (3 << 3) | 0:
       varint64(end);
       return V_INT;
-    case tag(4, 1):
+    case (4 << 3) | 1:
       fixed(end, 8);
       return V_DOUBLE;
-    case tag(5, LEN): {
+    case (5 << 3) | 2: {
       const e = sub(end);
       while (P < e) {
-        if (u28(e) !== tag(1, LEN)) throw OUTSIDE;
+        if (u28(e) !== ((1 << 3) | 2)) throw OUTSIDE;
         nestedValue(sub(e), level + 1);
       }
       return V_ARRAY;
     }
-    case tag(6, LEN): {
+    case (6 << 3) | 2: {
       const e = sub(end);
       while (P < e) {
-        if (u28(e) !== tag(1, LEN)) throw OUTSIDE;
+        if (u28(e) !== ((1 << 3) | 2)) throw OUTSIDE;
         keyValue(sub(e), level + 1, false);
       }
       return V_KVLIST;
     }
-    case tag(7, LEN):
+    case (7 << 3) | 2:
       P = sub(end);
       return V_BYTES;
     default:
@@ -185,27 +204,27 @@ function slotValue(i: number, end: number): void {
   if (P === end) return;
   const t = u28(end);
   const at = P;
-  if (t === tag(1, LEN)) {
+  if (t === ((1 << 3) | 2)) {
     const start = text(end);
     slots.kind[i] = V_STRING;
     slots.a[i] = start;
     slots.b[i] = P - start;
-  } else if (t === tag(2, 0)) {
+  } else if (t === ((2 << 3) | 0)) {
     slots.kind[i] = V_BOOL;
     slots.a[i] = byte(end) === 0 ? 0 : 1;
-  } else if (t === tag(3, 0)) {
+  } else if (t === ((3 << 3) | 0)) {
     varint64(end);
     slots.kind[i] = V_INT;
     slots.a[i] = LO;
     slots.b[i] = HI;
-  } else if (t === tag(5, LEN)) {
+  } else if (t === ((5 << 3) | 2)) {
     const e = sub(end);
     const first = strings.count;
     let allStrings = true;
     while (P < e) {
-      if (u28(e) !== tag(1, LEN)) throw OUTSIDE;
+      if (u28(e) !== ((1 << 3) | 2)) throw OUTSIDE;
       const ve = sub(e);
-      if (allStrings && P < ve && B[P] === tag(1, LEN)) {
+      if (allStrings && P < ve && B[P] === ((1 << 3) | 2)) {
         P++;
         const start = text(ve);
         ended(ve); // a second value in one AnyValue leaves the subset
@@ -244,7 +263,7 @@ function keyValue(end: number, level: number, top: boolean): void {
   if (top) slots.kind[i] = V_NONE;
   while (P < end) {
     const t = u28(end);
-    if (t === tag(1, LEN) && key < 0) {
+    if (t === ((1 << 3) | 2) && key < 0) {
       const e = sub(end);
       key = P;
       let h = e - P;
@@ -261,7 +280,7 @@ function keyValue(end: number, level: number, top: boolean): void {
         slots.hash[i] = h;
       }
       P = e;
-    } else if (t === tag(2, LEN) && !hasValue) {
+    } else if (t === ((2 << 3) | 2) && !hasValue) {
       hasValue = true;
       const e = sub(end);
       if (top) slotValue(i, e);
@@ -278,11 +297,11 @@ function status(end: number): void {
   let seen = 0;
   while (P < end) {
     const t = u28(end);
-    if (t === tag(2, LEN)) {
+    if (t === ((2 << 3) | 2)) {
       seen = once(seen, 2);
       span.statusMessage = text(end);
       span.statusMessageLen = P - span.statusMessage;
-    } else if (t === tag(3, 0)) {
+    } else if (t === ((3 << 3) | 0)) {
       seen = once(seen, 3);
       span.statusCode = byte(end);
     } else throw OUTSIDE;
@@ -308,15 +327,15 @@ function readEvent(k: number, from: number, end: number): void {
   let seen = 0;
   while (P < end) {
     const t = u28(end);
-    if (t === tag(1, 1)) {
+    if (t === ((1 << 3) | 1)) {
       seen = once(seen, 1);
       ev.time = fixed(end, 8);
-    } else if (t === tag(2, LEN)) {
+    } else if (t === ((2 << 3) | 2)) {
       seen = once(seen, 2);
       ev.name = text(end);
       ev.nameLen = P - ev.name;
-    } else if (t === tag(3, LEN)) keyValue(sub(end), 0, true);
-    else if (t === tag(4, 0)) {
+    } else if (t === ((3 << 3) | 2)) keyValue(sub(end), 0, true);
+    else if (t === ((4 << 3) | 0)) {
       seen = once(seen, 4);
       u28(end);
     } else throw OUTSIDE;
@@ -338,23 +357,23 @@ function readLink(k: number, from: number, end: number): void {
   let seen = 0;
   while (P < end) {
     const t = u28(end);
-    if (t === tag(1, LEN)) {
+    if (t === ((1 << 3) | 2)) {
       seen = once(seen, 1);
       l.traceId = bytesField(end);
       l.traceIdLen = P - l.traceId;
-    } else if (t === tag(2, LEN)) {
+    } else if (t === ((2 << 3) | 2)) {
       seen = once(seen, 2);
       l.spanId = bytesField(end);
       l.spanIdLen = P - l.spanId;
-    } else if (t === tag(3, LEN)) {
+    } else if (t === ((3 << 3) | 2)) {
       seen = once(seen, 3);
       l.state = text(end);
       l.stateLen = P - l.state;
-    } else if (t === tag(4, LEN)) keyValue(sub(end), 0, true);
-    else if (t === tag(5, 0)) {
+    } else if (t === ((4 << 3) | 2)) keyValue(sub(end), 0, true);
+    else if (t === ((5 << 3) | 0)) {
       seen = once(seen, 5);
       u28(end);
-    } else if (t === tag(6, 5)) {
+    } else if (t === ((6 << 3) | 5)) {
       seen = once(seen, 6);
       fixed(end, 4);
     } else throw OUTSIDE;
@@ -408,72 +427,72 @@ function readSpan(end: number): void {
   while (P < end) {
     const t = u28(end);
     switch (t) {
-      case tag(1, LEN):
+      case (1 << 3) | 2:
         seen = once(seen, 1);
         span.traceId = bytesField(end);
         span.traceIdLen = P - span.traceId;
         break;
-      case tag(2, LEN):
+      case (2 << 3) | 2:
         seen = once(seen, 2);
         span.spanId = bytesField(end);
         span.spanIdLen = P - span.spanId;
         break;
-      case tag(3, LEN):
+      case (3 << 3) | 2:
         seen = once(seen, 3);
         span.traceState = text(end);
         span.traceStateLen = P - span.traceState;
         break;
-      case tag(4, LEN):
+      case (4 << 3) | 2:
         seen = once(seen, 4);
         span.parent = bytesField(end);
         span.parentLen = P - span.parent;
         break;
-      case tag(5, LEN):
+      case (5 << 3) | 2:
         seen = once(seen, 5);
         span.name = text(end);
         span.nameLen = P - span.name;
         break;
-      case tag(6, 0):
+      case (6 << 3) | 0:
         seen = once(seen, 6);
         span.kind = byte(end);
         break;
-      case tag(7, 1):
+      case (7 << 3) | 1:
         seen = once(seen, 7);
         span.start = fixed(end, 8);
         break;
-      case tag(8, 1):
+      case (8 << 3) | 1:
         seen = once(seen, 8);
         span.end = fixed(end, 8);
         break;
-      case tag(9, LEN):
+      case (9 << 3) | 2:
         keyValue(sub(end), 0, true);
         break;
-      case tag(11, LEN): {
+      case (11 << 3) | 2: {
         const e = sub(end);
         eventRanges = pushRange(eventRanges, nEvents++, P, e);
         P = e;
         break;
       }
-      case tag(13, LEN): {
+      case (13 << 3) | 2: {
         const e = sub(end);
         linkRanges = pushRange(linkRanges, nLinks++, P, e);
         P = e;
         break;
       }
-      case tag(15, LEN): {
+      case (15 << 3) | 2: {
         seen = once(seen, 15);
         const e = sub(end);
         span.status = P;
         status(e);
         break;
       }
-      case tag(10, 0):
-      case tag(12, 0):
-      case tag(14, 0):
+      case (10 << 3) | 0:
+      case (12 << 3) | 0:
+      case (14 << 3) | 0:
         seen = once(seen, t >>> 3);
         u28(end);
         break;
-      case tag(16, 5):
+      case (16 << 3) | 5:
         seen = once(seen, 16);
         fixed(end, 4);
         break;
@@ -506,8 +525,8 @@ function readResource(end: number): void {
   let seen = 0;
   while (P < end) {
     const t = u28(end);
-    if (t === tag(1, LEN)) keyValue(sub(end), 0, true);
-    else if (t === tag(2, 0)) {
+    if (t === ((1 << 3) | 2)) keyValue(sub(end), 0, true);
+    else if (t === ((2 << 3) | 0)) {
       seen = once(seen, 2);
       u28(end);
     } else throw OUTSIDE; // entity refs (3) included
@@ -519,16 +538,16 @@ function readScope(end: number): void {
   let seen = 0;
   while (P < end) {
     const t = u28(end);
-    if (t === tag(1, LEN)) {
+    if (t === ((1 << 3) | 2)) {
       seen = once(seen, 1);
       scope.name = text(end);
       scope.nameLen = P - scope.name;
-    } else if (t === tag(2, LEN)) {
+    } else if (t === ((2 << 3) | 2)) {
       seen = once(seen, 2);
       scope.version = text(end);
       scope.versionLen = P - scope.version;
-    } else if (t === tag(3, LEN)) keyValue(sub(end), 0, true);
-    else if (t === tag(4, 0)) {
+    } else if (t === ((3 << 3) | 2)) keyValue(sub(end), 0, true);
+    else if (t === ((4 << 3) | 0)) {
       seen = once(seen, 4);
       u28(end);
     } else throw OUTSIDE;
@@ -549,13 +568,13 @@ function scopeSpans(v: TraceRequestVisitor, start: number, end: number): void {
   let seen = 0;
   while (P < end) {
     const t = u28(end);
-    if (t === tag(1, LEN)) {
+    if (t === ((1 << 3) | 2)) {
       seen = once(seen, 1);
       scope.to = sub(end);
       scope.from = P;
       P = scope.to;
-    } else if (t === tag(2, LEN)) P = sub(end);
-    else if (t === tag(3, LEN)) {
+    } else if (t === ((2 << 3) | 2)) P = sub(end);
+    else if (t === ((3 << 3) | 2)) {
       seen = once(seen, 3);
       scope.schemaUrl = text(end);
       scope.schemaUrlLen = P - scope.schemaUrl;
@@ -577,7 +596,7 @@ function scopeSpans(v: TraceRequestVisitor, start: number, end: number): void {
     const tagAt = P;
     const t = u28(end);
     const e = sub(end);
-    if (t === tag(2, LEN)) {
+    if (t === ((2 << 3) | 2)) {
       span.tagAt = tagAt;
       span.from = P;
       span.to = e;
@@ -599,13 +618,13 @@ function resourceSpans(v: TraceRequestVisitor, end: number): void {
   let seen = 0;
   while (P < end) {
     const t = u28(end);
-    if (t === tag(1, LEN)) {
+    if (t === ((1 << 3) | 2)) {
       seen = once(seen, 1);
       resource.to = sub(end);
       resource.from = P;
       P = resource.to;
-    } else if (t === tag(2, LEN)) P = sub(end);
-    else if (t === tag(3, LEN)) {
+    } else if (t === ((2 << 3) | 2)) P = sub(end);
+    else if (t === ((3 << 3) | 2)) {
       seen = once(seen, 3);
       resource.schemaUrl = text(end);
       resource.schemaUrlLen = P - resource.schemaUrl;
@@ -627,7 +646,7 @@ function resourceSpans(v: TraceRequestVisitor, end: number): void {
   while (P < end) {
     const t = u28(end);
     const e = sub(end);
-    if (t === tag(2, LEN)) {
+    if (t === ((2 << 3) | 2)) {
       scopeSpans(v, P, e);
       slots.count = resource.kvTo;
     }
@@ -647,7 +666,7 @@ export function readTraceRequest(bytes: Buffer, v: TraceRequestVisitor): boolean
   const end = bytes.length;
   try {
     while (P < end) {
-      if (u28(end) !== tag(1, LEN)) throw OUTSIDE;
+      if (u28(end) !== ((1 << 3) | 2)) throw OUTSIDE;
       const e = sub(end);
       resourceSpans(v, e);
       P = e;
