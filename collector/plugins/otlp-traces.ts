@@ -15,7 +15,7 @@ import {
 } from '../../platform/otlp/index.ts';
 import { Admission, type AdmissionTicket } from '../admission.ts';
 import { readBody } from '../body.ts';
-import { type CollectorConfig, tenantLimits } from '../config.ts';
+import { type CollectorConfig, decodedReservation, tenantLimits } from '../config.ts';
 import { CollectorHttpError, refuse } from '../errors.ts';
 import type { CollectorMetrics } from '../metrics.ts';
 import { type BodyFormat, type PreparedSummary, prepare } from '../prepare.ts';
@@ -192,6 +192,18 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
         throw refuse.unsupportedMediaType(`Content-Type must be ${PROTOBUF} or ${JSON_TYPE}`);
       }
       const body = request.body ?? Buffer.alloc(0);
+      // The decoded form is reserved before it exists, and held with the body until the response: the budget bounds
+      // what decoding costs too, not only the bytes received (a protobuf request decodes to several times its size).
+      const decoded = decodedReservation(body.length, limits);
+      const refused = tickets.get(request)?.reserve(decoded);
+      if (refused) {
+        const whose = refused.startsWith('tenant_') ? "this credential's share of" : 'the collector';
+        throw refuse.throttled(
+          refused,
+          `${whose} request memory is in use (decoding this request needs ${decoded} bytes more); retry later`,
+          limits.throttleRetryAfterSeconds,
+        );
+      }
       // Nothing below may keep the decoded request alive while Kafka is awaited: spans that survive a young GC
       // are copied and promoted, which cost more than decoding them. `accept` returns only counts and a promise.
       request.body = undefined;
