@@ -67,7 +67,6 @@ export interface TraceRequestVisitor {
 /** Thrown (one preallocated value: no stack captured) when the bytes leave the subset. */
 export const OUTSIDE: object = Object.freeze({ outside: true });
 
-
 let B: Buffer = Buffer.alloc(0);
 let P = 0;
 

@@ -12,7 +12,7 @@ import {
   splitNote,
 } from '../../../audit/log/note.ts';
 
-const text = 'tooltrail/acme/writer-a\n42\n' + Buffer.alloc(32, 7).toString('base64') + '\n';
+const text = `tooltrail/acme/writer-a\n42\n${Buffer.alloc(32, 7).toString('base64')}\n`;
 
 describe('C2SP signed notes and checkpoints (audit/log/note.ts, checkpoint.ts)', () => {
   it('signs the text with Ed25519 under the C2SP key id: SHA-256(name || 0x0A || 0x01 || public key)[:4]', () => {
@@ -59,7 +59,7 @@ describe('C2SP signed notes and checkpoints (audit/log/note.ts, checkpoint.ts)',
     assert.match(key.signer, /^PRIVATE\+KEY\+log\.example\+[0-9a-f]{8}\+/);
     assert.match(key.verifier, /^log\.example\+[0-9a-f]{8}\+/);
     assert.throws(
-      () => parseVerifier('log.example+00000000+' + key.verifier.split('+').slice(2).join('+')),
+      () => parseVerifier(`log.example+00000000+${key.verifier.split('+').slice(2).join('+')}`),
       /does not match/,
     );
     assert.throws(() => parseSigner('KEY+x'), /PRIVATE\+KEY/);
