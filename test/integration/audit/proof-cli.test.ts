@@ -8,7 +8,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { Command } from 'commander';
 import { defaultLogConfig } from '../../../audit/log/config.ts';
 import { generateNoteKey, parseSigner } from '../../../audit/log/note.ts';
 import { createDigestRecorder } from '../../../audit/recorder.ts';
@@ -17,33 +16,13 @@ import { registerReconstructCommands } from '../../../cli/reconstruct.ts';
 import { flatten } from '../../../ingest/flatten.ts';
 import { createClickHouseWriter } from '../../../ingest/writer.ts';
 import { decodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
+import { type CliResult, runCliInProcess } from '../../../testkit/cli-in-process.ts';
 import { serializeSpans, stampTenant } from '../../../testkit/ingest.ts';
 import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { runScenario, type Scenario } from '../reconstruct/scenario.ts';
 
-async function cli(args: string[], env: Record<string, string>): Promise<{ out: string; err: string; code: number }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const saved = { log: console.log, error: console.error, env: { ...process.env } };
-  console.log = (...a: unknown[]) => out.push(a.join(' '));
-  console.error = (...a: unknown[]) => err.push(a.join(' '));
-  Object.assign(process.env, env);
-  try {
-    const program = new Command('tooltrail').exitOverride();
-    registerReconstructCommands(program);
-    registerCheckpointCommands(program);
-    await program.parseAsync(args, { from: 'user' });
-    return { out: out.join('\n'), err: err.join('\n'), code: Number(process.exitCode ?? 0) };
-  } finally {
-    console.log = saved.log;
-    console.error = saved.error;
-    for (const k of Object.keys(env)) {
-      if (saved.env[k] === undefined) delete process.env[k];
-      else process.env[k] = saved.env[k];
-    }
-    process.exitCode = 0;
-  }
-}
+const cli = (args: string[], env: Record<string, string>): Promise<CliResult> =>
+  runCliInProcess([registerReconstructCommands, registerCheckpointCommands], args, env);
 
 describe('proofs in exports, checked by the CLI', () => {
   let db: TestDatabase;

@@ -6,11 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Command } from 'commander';
 import { defaultAlertsConfig } from '../../../alerts/config.ts';
 import { detect } from '../../../alerts/findings/detect.ts';
 import { writeRecords } from '../../../alerts/findings/store.ts';
 import { registerReconstructCommands } from '../../../cli/reconstruct.ts';
+import { type CliResult, runCliInProcess } from '../../../testkit/cli-in-process.ts';
 import { ingestSpans } from '../../../testkit/ingest.ts';
 import { freshDatabase, services, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { runScenario, type Scenario } from '../reconstruct/scenario.ts';
@@ -19,28 +19,8 @@ const ACME_TOKEN = 'acme-reader-token-0123456789';
 const GLOBEX_TOKEN = 'globex-reader-token-0123456789';
 
 /** Runs one reconstruct command in-process with `env` set; what it printed and its exit code. */
-async function cli(args: string[], env: Record<string, string>): Promise<{ out: string; err: string; code: number }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const saved = { log: console.log, error: console.error, env: { ...process.env } };
-  console.log = (...a: unknown[]) => out.push(a.join(' '));
-  console.error = (...a: unknown[]) => err.push(a.join(' '));
-  Object.assign(process.env, env);
-  try {
-    const program = new Command('tooltrail').exitOverride();
-    registerReconstructCommands(program);
-    await program.parseAsync(args, { from: 'user' });
-    return { out: out.join('\n'), err: err.join('\n'), code: Number(process.exitCode ?? 0) };
-  } finally {
-    console.log = saved.log;
-    console.error = saved.error;
-    for (const k of Object.keys(env)) {
-      if (saved.env[k] === undefined) delete process.env[k];
-      else process.env[k] = saved.env[k];
-    }
-    process.exitCode = 0;
-  }
-}
+const cli = (args: string[], env: Record<string, string>): Promise<CliResult> =>
+  runCliInProcess([registerReconstructCommands], args, env);
 
 describe('reconstruct and verify: one tenant per credential', () => {
   let db: TestDatabase;
