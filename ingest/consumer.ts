@@ -17,7 +17,8 @@ import {
 } from '../platform/kafka/index.ts';
 import { decodeExportTraceServiceRequest, type ExportTraceServiceRequest } from '../platform/otlp/index.ts';
 import { BATCH_INTENT, BATCH_STORED, type BatchLog, type BatchLogEntry, type BatchRange } from './batch-log.ts';
-import { rejectedSpansLetter, undecodableLetter } from './dead-letter.ts';
+import { reasonOf, rejectedSpansLetters, undecodableLetter } from './dead-letter.ts';
+import { DeadLetterLog } from './dead-letter-log.ts';
 import { DedupWindow } from './dedup-window.ts';
 import { emptyFlattenResult, type FlattenOptions, type FlattenResult, flattenInto } from './flatten.ts';
 import type { IngestMetrics } from './metrics.ts';
@@ -50,6 +51,8 @@ export interface IngestLoopOptions {
   writer: RowWriter;
   batchLog: BatchLog;
   deadLetters: DeadLetterSender;
+  /** The dead-letter topic's name, for the log lines about letters. */
+  deadLetterTopic?: string;
   metrics: IngestMetrics;
   limits: PlanLimits;
   backoff: { initialMs: number; maxMs: number };
@@ -60,6 +63,8 @@ export interface IngestLoopOptions {
   dedupWindow?: number;
   flatten?: FlattenOptions;
   timers?: Timers;
+  /** The clock of the dead-letter log's rate rule (default Date.now). */
+  now?: () => number;
   /** Operational messages (failures, retries); never throws into the loop. */
   log?: (message: string) => void;
 }
@@ -212,9 +217,16 @@ export class IngestLoop {
   /** Turns at decoding (see decodeForPlan): the tail of the queue, and how many partitions wait in it. */
   private decodeTurn: Promise<void> = Promise.resolve();
   private waitingToDecode = 0;
+  private readonly deadLetterLog: DeadLetterLog;
 
   constructor(private readonly o: IngestLoopOptions) {
     this.timers = o.timers ?? realTimers;
+    this.deadLetterLog = new DeadLetterLog({
+      log: (m) => this.log(m),
+      topic: o.deadLetterTopic ?? 'the dead-letter topic',
+      timers: this.timers,
+      ...(o.now ? { now: o.now } : {}),
+    });
   }
 
   /** Runs until `stop()`. */
@@ -232,6 +244,7 @@ export class IngestLoop {
     this.stopping = true;
     for (const st of this.partitions.values()) this.clearRetry(st);
     await this.o.consumer.disconnect();
+    this.deadLetterLog.close();
   }
 
   /** After any group join, kafkajs restarts from committed offsets: forget buffers and re-load recorded ranges. */
@@ -456,7 +469,7 @@ export class IngestLoop {
       }
       appendRows(rows, e.flat);
       if (e.flat.rejected.length > 0 && e.request) {
-        letters.push(rejectedSpansLetter(e.message, e.request, e.flat.rejected));
+        for (const l of rejectedSpansLetters(e.message, e.request, e.flat.rejected)) letters.push(l);
       }
     }
     const blocks = columns ? assembleBlocks(arena, marks) : undefined;
@@ -498,9 +511,11 @@ export class IngestLoop {
       this.o.metrics.resentSpans.inc({}, resentSpans);
       this.log(`${this.o.topic}[${p}] ${range.first}-${range.last}: left out ${skipped.size} re-sent message(s)`);
     }
-    for (const l of letters) {
-      const reason = l.headers?.['tooltrail-dlq-reason'];
-      this.o.metrics.deadLetters.inc({ reason: typeof reason === 'string' ? reason : 'unknown' });
+    const lettersByReason = new Map<string, number>();
+    for (const l of letters) lettersByReason.set(reasonOf(l), (lettersByReason.get(reasonOf(l)) ?? 0) + 1);
+    for (const [reason, n] of lettersByReason) {
+      this.o.metrics.deadLetters.inc({ reason }, n);
+      this.deadLetterLog.record(reason, n);
     }
     if (!(await this.commit(st, p, range, entries))) return 'lost';
     this.o.metrics.batches.inc();

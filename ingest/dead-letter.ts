@@ -1,10 +1,11 @@
 /**
  * Dead letters: what the ingest cannot store goes to the dead-letter topic with the reason, before the batch's
- * offsets are committed (at-least-once: a replayed batch dead-letters again; dedupe on the key).
+ * offsets are committed (at-least-once: a replayed batch dead-letters again; dedupe on the key). One letter per
+ * message and reason, so that every letter has exactly one reason to list, count, fix and replay by.
  */
 import type { BatchMessage, OutgoingMessage } from '../platform/kafka/index.ts';
 import { type ExportTraceServiceRequest, encodeExportTraceServiceRequest } from '../platform/otlp/index.ts';
-import { type RejectedSpan, selectSpans } from './flatten.ts';
+import { REJECT_REASONS, type RejectedSpan, type RejectReason, selectSpans } from './flatten.ts';
 
 export const DLQ_HEADERS = {
   REASON: 'tooltrail-dlq-reason',
@@ -12,18 +13,45 @@ export const DLQ_HEADERS = {
   SOURCE_TOPIC: 'tooltrail-source-topic',
   SOURCE_PARTITION: 'tooltrail-source-partition',
   SOURCE_OFFSET: 'tooltrail-source-offset',
+  /** On a letter of a replayed message: the letter it was replayed from (`topic:partition:offset`). */
+  REPLAY_OF: 'tooltrail-dlq-replay-of',
 } as const;
 
-export type DeadLetterReason = 'decode_error' | 'rejected_spans';
+/** On a message `tooltrail dlq replay` re-published: the letter it came from (`topic:partition:offset`). */
+export const REPLAY_HEADER = 'tooltrail-replay-of';
+
+export const DEAD_LETTER_REASONS = ['decode_error', ...REJECT_REASONS] as const;
+export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
+
+/** What each reason means and what fixes it, for the log line and `tooltrail dlq`. */
+export const DEAD_LETTER_CAUSES: Record<DeadLetterReason, string> = {
+  decode_error: 'not an OTLP protobuf ExportTraceServiceRequest (check the producer encoding: otlp_proto)',
+  missing_tenant:
+    'spans whose resource has no tooltrail.tenant and no default tenant is set (set --default-tenant or TOOLTRAIL_INGEST_DEFAULT_TENANT, then replay)',
+  invalid_tenant:
+    'a resource tooltrail.tenant outside the tenant rule (1-64 letters, digits, dots, dashes or underscores)',
+  invalid_trace_id: 'spans with a missing or all-zero trace id',
+  invalid_span_id: 'spans with a missing or all-zero span id',
+};
+
+export function isDeadLetterReason(value: string): value is DeadLetterReason {
+  return (DEAD_LETTER_REASONS as readonly string[]).includes(value);
+}
+
+function headerText(v: Buffer | string | undefined): string | undefined {
+  return v === undefined ? undefined : String(v);
+}
 
 function headers(m: BatchMessage, reason: DeadLetterReason, error: string): Record<string, string> {
+  const replayOf = headerText(m.headers[REPLAY_HEADER]);
   return {
     [DLQ_HEADERS.REASON]: reason,
     // Header values are small by convention; the full error is rarely longer, but never unbounded.
-    [DLQ_HEADERS.ERROR]: error.slice(0, 1000),
+    [DLQ_HEADERS.ERROR]: `${error}${replayOf ? ` (again, replayed from ${replayOf})` : ''}`.slice(0, 1000),
     [DLQ_HEADERS.SOURCE_TOPIC]: m.topic,
     [DLQ_HEADERS.SOURCE_PARTITION]: String(m.partition),
     [DLQ_HEADERS.SOURCE_OFFSET]: m.offset,
+    ...(replayOf ? { [DLQ_HEADERS.REPLAY_OF]: replayOf.slice(0, 300) } : {}),
   };
 }
 
@@ -34,18 +62,30 @@ export function undecodableLetter(m: BatchMessage, error: string): OutgoingMessa
   return { key: keyOf(m), value: m.value ?? Buffer.alloc(0), headers: headers(m, 'decode_error', error) };
 }
 
-/** A request of only the rejected spans of `request` (with their resource and scope), reasons in the header. */
-export function rejectedSpansLetter(
+/**
+ * For each reason among `rejected`, a request of only the spans rejected for it (with their resource and scope),
+ * the reason in the header.
+ */
+export function rejectedSpansLetters(
   m: BatchMessage,
   request: ExportTraceServiceRequest,
   rejected: readonly RejectedSpan[],
-): OutgoingMessage {
-  const counts = new Map<string, number>();
-  for (const r of rejected) counts.set(r.reason, (counts.get(r.reason) ?? 0) + 1);
-  const error = [...counts].map(([reason, n]) => `${reason}: ${n}`).join(', ');
-  return {
+): OutgoingMessage[] {
+  const byReason = new Map<RejectReason, RejectedSpan[]>();
+  for (const r of rejected) {
+    const list = byReason.get(r.reason) ?? [];
+    byReason.set(r.reason, list);
+    list.push(r);
+  }
+  return [...byReason].map(([reason, spans]) => ({
     key: keyOf(m),
-    value: Buffer.from(encodeExportTraceServiceRequest(selectSpans(request, rejected))),
-    headers: headers(m, 'rejected_spans', error),
-  };
+    value: Buffer.from(encodeExportTraceServiceRequest(selectSpans(request, spans))),
+    headers: headers(m, reason, `${reason}: ${spans.length} span(s), ${DEAD_LETTER_CAUSES[reason]}`),
+  }));
+}
+
+/** The reason header of an outgoing letter. */
+export function reasonOf(letter: OutgoingMessage): string {
+  const r = letter.headers?.[DLQ_HEADERS.REASON];
+  return r === undefined ? 'unknown' : String(r);
 }

@@ -3,6 +3,7 @@
  * latency, dead letters, rejected spans. Served as Prometheus text by `tooltrail ingest --metrics-port`.
  */
 import { MetricsRegistry } from '../platform/metrics/index.ts';
+import { DEAD_LETTER_REASONS } from './dead-letter.ts';
 
 export class IngestMetrics {
   private readonly registry = new MetricsRegistry();
@@ -18,7 +19,7 @@ export class IngestMetrics {
   );
   readonly deadLetters = this.registry.counter(
     'tooltrail_ingest_dead_letters_total',
-    'Messages sent to the dead-letter topic, by reason (decode_error, rejected_spans).',
+    'Messages sent to the dead-letter topic, by reason (decode_error, missing_tenant, invalid_tenant, invalid_trace_id, invalid_span_id).',
     ['reason'],
   );
   readonly resentMessages = this.registry.counter(
@@ -49,6 +50,11 @@ export class IngestMetrics {
     'Time to store one batch in ClickHouse (all tables, acknowledged).',
     [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
   );
+
+  constructor() {
+    // Every reason's series exists from the start at 0, so `increase()` and alerts see the first letter.
+    for (const reason of DEAD_LETTER_REASONS) this.deadLetters.inc({ reason }, 0);
+  }
 
   render(): Promise<string> {
     return this.registry.render();

@@ -81,6 +81,7 @@ export async function startIngest(config: IngestConfig, options: StartIngestOpti
     }),
     batchLog: createBatchLog(ch, config.clickhouse.database, config.kafka.groupId, config.kafka.topic),
     deadLetters: { send: (messages) => producer.send(config.kafka.deadLetterTopic, messages) },
+    deadLetterTopic: config.kafka.deadLetterTopic,
     metrics,
     limits: { maxRows: config.batch.maxRows, maxBytes: config.batch.maxBytes },
     backoff: { initialMs: config.retry.initialBackoffMs, maxMs: config.retry.maxBackoffMs },

@@ -103,7 +103,7 @@ describe('ingest consumer (real Kafka, real ClickHouse)', () => {
     }
   });
 
-  it('sends an undecodable message and spans without a tenant to the dead-letter topic, and ingests the spans after them', async () => {
+  it('sends an undecodable message and spans without a tenant to the dead-letter topic, counted and logged by reason, and ingests the spans after them', async () => {
     const poison = Buffer.from('this is not protobuf \xff\xff\xff\xff', 'latin1');
     const noTenant = syntheticMessage({ tenant: '', toolSpans: 2, seed: 2000 });
     const good = syntheticMessage({ tenant: 'after-poison', toolSpans: 5, seed: 2001 });
@@ -113,7 +113,13 @@ describe('ingest consumer (real Kafka, real ClickHouse)', () => {
       { key: 'poison', value: noTenant },
       { key: 'poison', value: good },
     ]);
-    const ingest = await startIngest(h.config(), { log: quiet });
+    const lines: string[] = [];
+    const ingest = await startIngest(
+      { ...h.config(), metrics: { ...h.config().metrics, port: 0 } },
+      {
+        log: (l) => lines.push(l),
+      },
+    );
     try {
       const db = h.db.database;
       assert.equal(
@@ -127,8 +133,8 @@ describe('ingest consumer (real Kafka, real ClickHouse)', () => {
       assert.ok(decodeLetter, 'the undecodable message is dead-lettered');
       assert.deepEqual(decodeLetter.value, poison, 'with its original bytes');
       assert.match(String(decodeLetter.headers[DLQ_HEADERS.ERROR]), /ExportTraceServiceRequest/);
-      const rejected = byReason.get('rejected_spans');
-      assert.ok(rejected?.value, 'the spans without a tenant are dead-lettered');
+      const rejected = byReason.get('missing_tenant');
+      assert.ok(rejected?.value, 'the spans without a tenant are dead-lettered, their reason in the header');
       assert.match(String(rejected.headers[DLQ_HEADERS.ERROR]), /missing_tenant: 3/);
       const req = decodeExportTraceServiceRequest(rejected.value);
       assert.equal(req.resourceSpans[0]?.scopeSpans[0]?.spans.length, 3, 'as a request of exactly those spans');
@@ -137,7 +143,18 @@ describe('ingest consumer (real Kafka, real ClickHouse)', () => {
         await new Promise((r) => setTimeout(r, 50));
       }
       assert.equal(await metricValue(ingest.metrics.deadLetters), 2);
+      assert.equal(await metricValue(ingest.metrics.deadLetters, { reason: 'decode_error' }), 1);
+      assert.equal(await metricValue(ingest.metrics.deadLetters, { reason: 'missing_tenant' }), 1);
       assert.equal(await metricValue(ingest.metrics.spansRejected, { reason: 'missing_tenant' }), 3);
+      // What Prometheus scrapes, and what the operator reads: one line per reason.
+      const text = await (await fetch(`http://127.0.0.1:${ingest.metricsPort}/metrics`)).text();
+      assert.match(text, /tooltrail_ingest_dead_letters_total\{reason="missing_tenant"\} 1\b/);
+      assert.match(text, /tooltrail_ingest_dead_letters_total\{reason="decode_error"\} 1\b/);
+      assert.match(text, /tooltrail_ingest_dead_letters_total\{reason="invalid_tenant"\} 0\b/);
+      const said = lines.filter((l) => l.startsWith('dead-lettered'));
+      assert.equal(said.length, 2, said.join('\n'));
+      assert.ok(said.some((l) => /1 message to .*_dlq: missing_tenant: .*default tenant/.test(l)));
+      assert.ok(said.some((l) => /1 message to .*_dlq: decode_error/.test(l)));
     } finally {
       await ingest.stop();
     }
@@ -163,7 +180,7 @@ describe('ingest consumer (real Kafka, real ClickHouse)', () => {
       );
       const letters = await h.readDeadLetters(1);
       assert.equal(letters.length, 1);
-      assert.equal(String(letters[0]?.headers[DLQ_HEADERS.REASON]), 'rejected_spans');
+      assert.equal(String(letters[0]?.headers[DLQ_HEADERS.REASON]), 'invalid_tenant');
       assert.match(String(letters[0]?.headers[DLQ_HEADERS.ERROR]), /invalid_tenant: 3/);
       const req = decodeExportTraceServiceRequest(letters[0]?.value as Buffer);
       assert.equal(req.resourceSpans[0]?.scopeSpans[0]?.spans.length, 3, 'as a request of exactly those spans');
