@@ -47,6 +47,19 @@ export function renderVerifyText(r: VerifyReport): string {
       );
     }
   }
+  if (r.expired.length) {
+    out.push('', `${r.expired.length} hour(s) with rows expired by policy (not a failure):`);
+    for (const e of r.expired) out.push(`  ${e.statement}`);
+  }
+  if (r.deletions.length) {
+    out.push('', `${r.deletions.length} deletion request(s) recorded for the range:`);
+    for (const d of r.deletions)
+      out.push(
+        `  ${d.id} ${d.tenant} ${d.from} -> ${d.to} by ${d.requested_by} at ${d.recorded_at} (${JSON.stringify(d.reason)}): ${
+          d.honoured ? (d.signed ? 'honoured, signature verified' : 'honoured, signature NOT checked') : 'NOT honoured'
+        }`,
+      );
+  }
   if (r.chains.length) {
     out.push('', 'Chain heads (keep these outside the database):');
     for (const c of r.chains) out.push(`  ${c.tenant} ${c.chain}#${c.seq} ${c.digest_hash} at ${c.recorded_at}`);

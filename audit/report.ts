@@ -21,7 +21,12 @@ export const ISSUE_KINDS = [
   'signature_invalid',
   /** Unsigned while verify was given a key. */
   'signature_missing',
+  /** A deletion record verify cannot honour (unsigned or forged while checkpoint keys were given): its rows count as deleted. */
+  'deletion_unverified',
 ] as const;
+
+/** Why rows may be gone without an issue: the retention TTL, or a recorded deletion request. */
+export const EXPIRY_POLICIES = ['retention', 'deletion_request'] as const;
 
 const iso = z.string().describe('ISO 8601, UTC');
 
@@ -55,6 +60,34 @@ export const BackfillSchema = z
 export const ChainHeadSchema = z
   .object({ tenant: z.string(), chain: z.string(), seq: z.number().int(), digest_hash: z.string(), recorded_at: iso })
   .meta({ id: 'ChainHead' });
+
+export const ExpiredSchema = z
+  .object({
+    kind: z.literal('expired_by_policy'),
+    policy: z.enum(EXPIRY_POLICIES),
+    tenant: z.string(),
+    hour: iso,
+    rows: z.number().int().describe('digest entries of the hour no longer stored (a span’s warning rows count as one)'),
+    expired_at: iso.describe('retention: the hour + the retention; deletion_request: when it was recorded'),
+    deletion_id: z.string().nullable(),
+    requested_by: z.string().nullable(),
+    statement: z.string(),
+  })
+  .meta({ id: 'Expired' });
+
+export const DeletionRecordSchema = z
+  .object({
+    id: z.string(),
+    tenant: z.string(),
+    from: iso,
+    to: iso,
+    requested_by: z.string(),
+    reason: z.string(),
+    recorded_at: iso,
+    signed: z.boolean().describe('its signature verified with a trusted checkpoint key'),
+    honoured: z.boolean().describe('false: not trusted, its rows count as deleted'),
+  })
+  .meta({ id: 'DeletionRecord' });
 
 export const LogIssueSchema = z
   .object({
@@ -97,6 +130,8 @@ export const VerifyReportSchema = z
     }),
     issues: z.array(VerifyIssueSchema),
     backfill: z.array(BackfillSchema).describe('late arrivals: not failures, shown explicitly'),
+    expired: z.array(ExpiredSchema).describe('rows gone by policy (retention, deletion requests): not failures'),
+    deletions: z.array(DeletionRecordSchema).describe('the deletion requests recorded for the range'),
     chains: z.array(ChainHeadSchema).describe('chain heads: keep them elsewhere to detect a cut-off tail'),
     notes: z.array(z.string()),
     log: LogReportSchema.optional().describe('the Merkle log: checkpoints checked without re-walking rows'),
@@ -105,6 +140,8 @@ export const VerifyReportSchema = z
 
 export type VerifyIssue = z.infer<typeof VerifyIssueSchema>;
 export type Backfill = z.infer<typeof BackfillSchema>;
+export type Expired = z.infer<typeof ExpiredSchema>;
+export type DeletionRecord = z.infer<typeof DeletionRecordSchema>;
 export type ChainHead = z.infer<typeof ChainHeadSchema>;
 export type VerifyReport = z.infer<typeof VerifyReportSchema>;
 

@@ -1,6 +1,7 @@
 /**
  * The rows half of `verify`: per (tenant, hour), every digest entry (table, id, hash) is looked up among the rows
- * that hour holds now. No such row -> row_deleted; a row whose hash differs -> row_changed; a row no digest covers
+ * that hour holds now. No such row -> row_deleted, unless a policy erased the hour (the retention TTL, a recorded
+ * deletion request): then counted as expired by policy, never as deleted; a row whose hash differs -> row_changed; a row no digest covers
  * (or more copies than digests) -> row_added; a record whose entry list no longer hashes to its rows_hash ->
  * digest_altered.
  */
@@ -8,6 +9,7 @@ import { z } from 'zod';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { columnIndex, entryHash, selectList, TABLE_SPECS, type TableSpec } from './canonical.ts';
 import { rowsHash } from './chain.ts';
+import type { Expired } from './report.ts';
 import { sqlFile } from './sql.ts';
 import { decimal, type IssueSink, isoOf, push, rows } from './verify-query.ts';
 
@@ -59,15 +61,40 @@ async function storedEntries(
   return out;
 }
 
+/** Why a recorded row of (tenant, hour) may be gone: a policy that erased the hour, or undefined (it was deleted). */
+export type ExpiryJudge = (tenant: string, hourS: number) => Omit<Expired, 'rows' | 'statement'> | undefined;
+
+/** Counts the rows gone by policy, one verdict per (tenant, hour, policy, request). */
+export class ExpiredRows {
+  private readonly byKey = new Map<string, Expired>();
+
+  add(e: Omit<Expired, 'rows' | 'statement'>): void {
+    const k = JSON.stringify([e.tenant, e.hour, e.policy, e.deletion_id]);
+    const known = this.byKey.get(k);
+    if (known) known.rows += 1;
+    else this.byKey.set(k, { ...e, rows: 1, statement: '' });
+  }
+
+  list(): Expired[] {
+    return [...this.byKey.values()].map((e) => ({
+      ...e,
+      statement: `${e.rows} row(s) of ${e.tenant} hour ${e.hour} expired by policy at ${e.expired_at} (${
+        e.policy === 'retention' ? 'retention' : `deletion request ${e.deletion_id} by ${e.requested_by}`
+      })`,
+    }));
+  }
+}
+
 /** Compares the rows of each hour with its digest records; returns how many records and entries it compared. */
 export async function verifyHours(
   ch: ClickHouseClient,
   db: string,
   hours: readonly { tenant: string; hour_s: string }[],
   issue: IssueSink,
+  expiry: { judge: ExpiryJudge; expired: ExpiredRows },
 ): Promise<{ digestRecords: number; rows: number }> {
   const counts = { digestRecords: 0, rows: 0 };
-  for (const h of hours) await verifyHour(ch, db, h, issue, counts);
+  for (const h of hours) await verifyHour(ch, db, h, issue, counts, expiry);
   return counts;
 }
 
@@ -77,6 +104,7 @@ async function verifyHour(
   h: { tenant: string; hour_s: string },
   issue: IssueSink,
   counts: { digestRecords: number; rows: number },
+  expiry: { judge: ExpiryJudge; expired: ExpiredRows },
 ): Promise<void> {
   const hour = Number(h.hour_s);
   const hourIso = isoOf(hour);
@@ -128,7 +156,9 @@ async function verifyHour(
       batch_id: x.batch,
     };
     const copies = stored.get(k) ?? [];
-    if (copies.length === 0) {
+    const policy = copies.length === 0 ? expiry.judge(h.tenant, hour) : undefined;
+    if (policy) expiry.expired.add(policy);
+    else if (copies.length === 0) {
       issue({
         kind: 'row_deleted',
         ...where,

@@ -7,17 +7,20 @@
  * than digests) -> row_added.
  * Chain: every record in range must hash to its digest_hash, link to its predecessor and be linked to by its
  * successor, with no seq missing or doubled; with a key, its signature must verify.
- * Late batches (recorded after their hour closed) are listed as backfill: explicit, not failures.
+ * Late batches (recorded after their hour closed) are listed as backfill: explicit, not failures. Rows gone by
+ * policy (past the retention, or erased by a recorded deletion request: expiry.ts) are listed as expired, not deleted.
  * This file picks the hours and assembles the report; verify-rows.ts and verify-chain.ts do the two checks.
  */
 import { z } from 'zod';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import type { SchemaConfig } from '../schema/config.ts';
+import { expiryPolicy } from './expiry.ts';
+import type { NoteVerifier } from './log/note.ts';
 import type { VerifyIssue, VerifyReport } from './report.ts';
 import { sqlFile } from './sql.ts';
 import { verifyChain } from './verify-chain.ts';
 import { decimal, type IssueSink, isoOf, rows } from './verify-query.ts';
-import { verifyHours } from './verify-rows.ts';
+import { ExpiredRows, verifyHours } from './verify-rows.ts';
 
 export interface VerifyOptions {
   tenant?: string;
@@ -25,8 +28,10 @@ export interface VerifyOptions {
   to: Date;
   /** The HMAC key the writers sign with; without it signatures are not checked (and the report says so). */
   key?: string;
-  /** Clock: hours past the retention TTL are not compared (their rows are expected to be gone). */
+  /** Clock: rows of hours past the retention TTL may be gone (expired by policy, not deleted). */
   now?: () => Date;
+  /** Trusted checkpoint keys: with any, only deletion requests signed by one are honoured. */
+  verifiers?: readonly NoteVerifier[];
 }
 
 const HourRow = z.object({ tenant: z.string(), hour_s: decimal });
@@ -62,16 +67,16 @@ export async function verifyDigests(
     issues.push({ hour: null, table: null, row_id: null, chain: null, seq: null, batch_id: null, ...i });
 
   // ---- rows, hour by hour (verify-rows.ts), then the chain (verify-chain.ts)
-  const allHours = await rows(ch, sqlFile('hoursInRange'), range, HourRow);
-  // Rows older than the retention TTL are deleted by design; comparing them would report every one as deleted.
-  const expiredBefore = (options.now?.() ?? new Date()).getTime() / 1000 - schema.retentionDays * 86_400;
-  const hours = allHours.filter((h) => Number(h.hour_s) + 3600 > expiredBefore);
-  if (hours.length < allHours.length) {
+  const hours = await rows(ch, sqlFile('hoursInRange'), range, HourRow);
+  const now = options.now?.() ?? new Date();
+  const policy = await expiryPolicy(ch, schema, { tenant, fromS, toS, now, verifiers: options.verifiers ?? [] });
+  for (const i of policy.issues) issue(i);
+  const expired = new ExpiredRows();
+  const counts = await verifyHours(ch, db, hours, issue, { judge: policy.judge, expired });
+  if (policy.deletions.some((d) => d.honoured && !d.signed))
     notes.push(
-      `${allHours.length - hours.length} hour(s) older than the ${schema.retentionDays}-day retention were not compared: their rows expire by TTL.`,
+      'Deletion requests were honoured without checking a signature (no trusted checkpoint key): someone able to write audit_deletions could excuse a deletion. Give --key to honour signed requests only.',
     );
-  }
-  const counts = await verifyHours(ch, db, hours, issue);
   const { backfill, chains } = await verifyChain(ch, range, options.key, issue);
 
   if (!options.key) {
@@ -107,6 +112,8 @@ export async function verifyDigests(
     checked: { hours: hours.length, digest_records: counts.digestRecords, rows: counts.rows },
     issues,
     backfill,
+    expired: expired.list(),
+    deletions: policy.deletions,
     chains,
     notes,
   };
@@ -122,4 +129,5 @@ const ISSUE_ORDER: readonly string[] = [
   'chain_fork',
   'signature_invalid',
   'signature_missing',
+  'deletion_unverified',
 ];

@@ -8,6 +8,7 @@ import { ServiceError } from '../services/errors.ts';
 import { registerAlertsCommands } from './alerts.ts';
 import { registerCheckpointCommands } from './checkpoint.ts';
 import { registerCollectorCommand } from './collector.ts';
+import { registerDeletionCommand } from './deletion.ts';
 import { registerIngestCommand } from './ingest.ts';
 import { registerMcpProxyCommand } from './mcp-proxy.ts';
 import { registerMigrateCommand } from './migrate.ts';
@@ -38,6 +39,7 @@ export function buildProgram(options: ProgramOptions = {}): Command {
   registerAlertsCommands(program);
   registerReconstructCommands(program);
   registerCheckpointCommands(program);
+  registerDeletionCommand(program);
   registerStatusCommand(program);
   registerMcpProxyCommand(program);
   return program;

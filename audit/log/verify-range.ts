@@ -33,6 +33,8 @@ export async function verifyRange(
         checked: { hours: 0, digest_records: 0, rows: 0 },
         issues: [],
         backfill: [],
+        expired: [],
+        deletions: [],
         chains: [],
         notes: ['Rows were not re-walked (--no-rows): only the Merkle log was checked.'],
       };

@@ -61,3 +61,6 @@ ENGINE = Distributed({{cluster}}, {{database}}, audit_checkpoints, cityHash64(te
 
 CREATE OR REPLACE TABLE {{database}}.warning_days_all ON CLUSTER {{cluster}} AS {{database}}.warning_days
 ENGINE = Distributed({{cluster}}, {{database}}, warning_days, cityHash64(tenant, code, source));
+
+CREATE OR REPLACE TABLE {{database}}.audit_deletions_all ON CLUSTER {{cluster}} AS {{database}}.audit_deletions
+ENGINE = Distributed({{cluster}}, {{database}}, audit_deletions, cityHash64(tenant));

@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS {{database}}.audit_deletions {{on_cluster}};
