@@ -63,4 +63,4 @@ CREATE OR REPLACE TABLE {{database}}.warning_days_all ON CLUSTER {{cluster}} AS 
 ENGINE = Distributed({{cluster}}, {{database}}, warning_days, cityHash64(tenant, code, source));
 
 CREATE OR REPLACE TABLE {{database}}.audit_deletions_all ON CLUSTER {{cluster}} AS {{database}}.audit_deletions
-ENGINE = Distributed({{cluster}}, {{database}}, audit_deletions, cityHash64(tenant));
+ENGINE = Distributed({{cluster}}, {{database}}, audit_deletions, cityHash64(CAST(tenant AS String)));
