@@ -1,38 +1,12 @@
 /**
  * `tooltrail checkpoint keygen` and `tooltrail checkpoint verify`: the Merkle log's signing keys and a checkpoint
- * held outside the database (a witness's copy) checked against the log as stored. Exit codes: 0 ok, 1 failed or a
- * usage error.
+ * held outside the database (a witness's copy) checked against the log as stored. Every option is declared here;
+ * what a command does loads when it runs (checkpoint-run.ts). Exit codes: 0 ok, 1 failed or a usage error.
  */
-import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { LogConfigError, verifiersFrom } from '../audit/log/config.ts';
-import { generateNoteKey } from '../audit/log/note.ts';
-import { LogStore } from '../audit/log/store.ts';
-import { verifyHeldCheckpoint } from '../audit/log/verify-log.ts';
-import { createReadClickHouse } from '../platform/auth/read-clickhouse.ts';
-import { schemaConfigFromEnv } from '../schema/config.ts';
-import { loadServicesConfig } from '../services/config.ts';
 
+const run = () => import('./checkpoint-run.ts');
 const collect = (v: string, all: string[]) => [...all, v];
-
-function readNote(file: string, what: string): string {
-  try {
-    return readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new LogConfigError(`cannot read ${what} ${file}: ${(err as Error).message}`);
-  }
-}
-
-async function run(fn: () => Promise<number>): Promise<void> {
-  try {
-    process.exitCode = await fn();
-  } catch (err) {
-    if (err instanceof LogConfigError) {
-      console.error(`tooltrail: ${err.message}`);
-      process.exitCode = 1;
-    } else throw err;
-  }
-}
 
 export function registerCheckpointCommands(program: Command): void {
   const cmd = program.command('checkpoint').description("the Merkle log's signed checkpoints");
@@ -40,14 +14,7 @@ export function registerCheckpointCommands(program: Command): void {
     .command('keygen')
     .description('a new Ed25519 checkpoint key: the signer (keep it secret) and the verifier (publish it)')
     .requiredOption('--name <name>', 'key name, e.g. the host that runs the log (no spaces, no "+")')
-    .action((flags: { name: string }) =>
-      run(async () => {
-        const k = generateNoteKey(flags.name);
-        console.log(`signer (TOOLTRAIL_CHECKPOINT_KEY or a file for TOOLTRAIL_CHECKPOINT_KEY_FILE): ${k.signer}`);
-        console.log(`verifier (TOOLTRAIL_CHECKPOINT_VERIFIERS, --key): ${k.verifier}`);
-        return 0;
-      }),
-    );
+    .action(async (flags: { name: string }) => (await run()).keygen(flags));
   cmd
     .command('verify <file>')
     .description(
@@ -61,28 +28,7 @@ export function registerCheckpointCommands(program: Command): void {
       [],
     )
     .option('--json', 'print the verdict as JSON')
-    .action((file: string, flags: { later?: string; key: string[]; json?: boolean }) =>
-      run(async () => {
-        const verifiers = verifiersFrom(flags.key);
-        if (verifiers.length === 0)
-          throw new LogConfigError('no trusted key: give --key or TOOLTRAIL_CHECKPOINT_VERIFIERS');
-        const note = readNote(file, 'checkpoint');
-        const later = flags.later ? readNote(flags.later, 'checkpoint') : undefined;
-        const ch = createReadClickHouse(loadServicesConfig().clickhouse, process.env);
-        try {
-          const v = await verifyHeldCheckpoint(
-            new LogStore(ch, schemaConfigFromEnv().database),
-            note,
-            verifiers,
-            later,
-          );
-          console.log(
-            flags.json ? JSON.stringify(v, null, 2) : `${v.ok ? 'VERIFIED' : `FAILED (${v.reason})`}: ${v.statement}`,
-          );
-          return v.ok ? 0 : 1;
-        } finally {
-          await ch.close();
-        }
-      }),
+    .action(async (file: string, flags: { later?: string; key: string[]; json?: boolean }) =>
+      (await run()).verifyCheckpoint(file, flags),
     );
 }

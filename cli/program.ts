@@ -3,7 +3,7 @@
  * the rule main.ts applies to an error that escapes it: a user's mistake prints one line, anything else is a bug.
  */
 import { Command, type OutputConfiguration } from 'commander';
-import { ConfigError } from '../platform/connections.ts';
+import { ConfigError } from '../platform/config-error.ts';
 import { ServiceError } from '../services/errors.ts';
 import { registerAlertsCommands } from './alerts.ts';
 import { registerCheckpointCommands } from './checkpoint.ts';

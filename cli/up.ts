@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { DEFAULT_PORT, TOKENS_ENV } from '../collector/config.ts';
+import { DEFAULT_PORT, TOKENS_ENV } from '../collector/endpoint.ts';
 import type { parseTokenList } from '../platform/auth/tokens.ts';
 
 export const DEFAULT_EVALUATE_EVERY_SECONDS = 10;

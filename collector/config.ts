@@ -8,15 +8,14 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { TENANT_REGEX, TENANT_RULE } from '../contract/ids.ts';
 import { isLoopback } from '../platform/auth/loopback.ts';
-import { COLLECTOR_TOKENS_ENV, splitTokenList, type TokenEntry } from '../platform/auth/tokens.ts';
+import { splitTokenList, type TokenEntry } from '../platform/auth/tokens.ts';
 import { loadConnectionSettings } from '../platform/connections.ts';
 import { type KafkaSecurity, kafkaSecurityProblems, SASL_MECHANISMS } from '../platform/kafka/security.ts';
 import { Secret } from '../platform/secret.ts';
+import { DEFAULT_HOST, DEFAULT_PORT, METRICS_TOKEN_ENV, TOKENS_ENV } from './endpoint.ts';
 
-/** OTLP/HTTP's default port. */
-export const DEFAULT_PORT = 4318;
-/** Loopback by default: exposing the collector on a network is a decision, not an accident. */
-export const DEFAULT_HOST = '127.0.0.1';
+export { DEFAULT_HOST, DEFAULT_PORT, METRICS_TOKEN_ENV, TOKENS_ENV };
+
 /** The OpenTelemetry Collector Kafka exporter's default topic, so either can feed the same ingest. */
 export const DEFAULT_TOPIC = 'otlp_spans';
 /** Largest request body after decompression; the OpenTelemetry Collector's default is 20 MiB. */
@@ -54,8 +53,6 @@ export const DEFAULT_DECODE_THREADS = 0;
  */
 export const DEFAULT_PRODUCERS = 1;
 export const DEFAULT_NO_AUTH_TENANT = 'default';
-export const TOKENS_ENV = COLLECTOR_TOKENS_ENV;
-export const METRICS_TOKEN_ENV = 'TOOLTRAIL_COLLECTOR_METRICS_TOKEN';
 
 export type { TokenEntry };
 

@@ -6,6 +6,7 @@
  */
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { ConfigError } from './config-error.ts';
 import { type KafkaSecurity, kafkaSecurityFromEnv } from './kafka/security.ts';
 import { Secret } from './secret.ts';
 
@@ -70,9 +71,7 @@ export const ConnectionEnvSchema = z.object({
 });
 export type ConnectionEnv = z.infer<typeof ConnectionEnvSchema>;
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-}
+export { ConfigError };
 
 /** Parses `env` with `schema`; throws one ConfigError naming every bad key, with `more` problems found elsewhere. */
 export function parseEnv<S extends z.ZodType>(

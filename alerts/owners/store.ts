@@ -6,9 +6,9 @@ import { z } from 'zod';
 import type { ClickHouseClient } from '../../platform/clickhouse.ts';
 import { chTimeToIso } from '../detectors/rows.ts';
 import { chTime, table } from '../identifiers.ts';
+import { SUBJECT_KINDS, type SubjectKind } from './subject-kinds.ts';
 
-export const SUBJECT_KINDS = ['tool', 'agent', 'warning'] as const;
-export type SubjectKind = (typeof SUBJECT_KINDS)[number];
+export { SUBJECT_KINDS, type SubjectKind };
 
 /** What an owner owns. Warnings: subject = code (or `*` for every code of the source), source = the source. */
 export interface Subject {

@@ -6,13 +6,10 @@
  */
 import { createHash } from 'node:crypto';
 import { TENANT_REGEX, TENANT_RULE } from '../../contract/ids.ts';
+import { API_TOKEN_ENV, API_TOKENS_ENV, COLLECTOR_TOKENS_ENV } from './token-env.ts';
 
-export const API_TOKENS_ENV = 'TOOLTRAIL_API_TOKENS';
-/** The one token a CLI user presents (like `--token`). */
-export const API_TOKEN_ENV = 'TOOLTRAIL_API_TOKEN';
+export { API_TOKEN_ENV, API_TOKENS_ENV, COLLECTOR_TOKENS_ENV };
 export const MIN_TOKEN_LENGTH = 16;
-/** The collector's write tokens, same format. */
-export const COLLECTOR_TOKENS_ENV = 'TOOLTRAIL_COLLECTOR_TOKENS';
 
 export interface TokenEntry {
   token: string;
