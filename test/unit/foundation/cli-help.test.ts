@@ -66,6 +66,7 @@ const COMMANDS: [string, string[]][] = [
   ['checkpoint', []],
   ['checkpoint keygen', ['--name']],
   ['checkpoint verify', ['--later', '--key', '--json']],
+  ['delete', ['--tenant', '--from', '--to', '--reason', '--by', '--json']],
   ['status', ['--since', '--token', '--tenant', '--all-tenants', '--collector', '--json']],
   [
     'mcp-proxy',

@@ -1,0 +1,64 @@
+/** What `tooltrail delete` does (declared in deletion.ts, loaded when it runs). */
+import { userInfo } from 'node:os';
+import { parseTimeOption } from '../audit/cli-support.ts';
+import { DeletionError, deleteByRequest } from '../audit/deletions.ts';
+import { LogConfigError, logConfigFromEnv } from '../audit/log/config.ts';
+import { InvalidIdError, parseId, TenantSchema } from '../contract/ids.ts';
+import { createClickHouse } from '../platform/clickhouse.ts';
+import { schemaConfigFromEnv } from '../schema/config.ts';
+import { loadServicesConfig } from '../services/config.ts';
+import type { DeleteFlags } from './deletion.ts';
+
+function time(value: string, now: Date, flag: string): Date {
+  try {
+    return parseTimeOption(value, now);
+  } catch (err) {
+    throw new DeletionError(`${flag}: ${(err as Error).message}`);
+  }
+}
+
+/** `tooltrail delete`: a usage error is one line and exit code 1. */
+export async function deleteAction(flags: DeleteFlags): Promise<void> {
+  try {
+    const now = new Date();
+    const request = {
+      tenant: parseId(TenantSchema, flags.tenant, '--tenant'),
+      from: time(flags.from, now, '--from'),
+      to: time(flags.to, now, '--to'),
+      requestedBy: flags.by ?? process.env.TOOLTRAIL_USER ?? userInfo().username,
+      reason: flags.reason,
+    };
+    const signer = logConfigFromEnv().signer;
+    const svc = loadServicesConfig();
+    const ch = createClickHouse({
+      url: svc.clickhouse.url,
+      user: svc.clickhouse.user,
+      password: svc.clickhouse.password,
+      tls: svc.clickhouse.tls,
+    });
+    try {
+      const d = await deleteByRequest(ch, schemaConfigFromEnv(), request, { signer });
+      const view = {
+        id: d.id,
+        tenant: d.tenant,
+        from: d.from.toISOString(),
+        to: d.to.toISOString(),
+        requested_by: d.requestedBy,
+        reason: d.reason,
+        recorded_at: d.recordedAt.toISOString(),
+        signed: d.note !== '',
+      };
+      console.log(
+        flags.json
+          ? JSON.stringify(view, null, 2)
+          : `deletion ${d.id} recorded${view.signed ? ' and signed' : ' (unsigned: no TOOLTRAIL_CHECKPOINT_KEY)'}; rows of ${d.tenant} ${view.from} -> ${view.to} erased`,
+      );
+    } finally {
+      await ch.close();
+    }
+  } catch (err) {
+    if (!(err instanceof DeletionError || err instanceof LogConfigError || err instanceof InvalidIdError)) throw err;
+    console.error(`tooltrail: ${err.message}`);
+    process.exitCode = 1;
+  }
+}
