@@ -7,10 +7,11 @@ import { after, before, test } from 'node:test';
 import { startIngest } from '../../ingest/service.ts';
 import { metricValue } from '../../platform/metrics/index.ts';
 import { bytesToHex } from '../../platform/otlp/index.ts';
+import { newTraceId, protobufBody, request, span } from '../../testkit/otlp-requests.ts';
 import { services } from '../../testkit/services.ts';
 import { type RunningCollector, body as requestBody, startCollector } from '../integration/collector/harness.ts';
 import { createHarness, type Harness } from '../integration/ingest/harness.ts';
-import { newTraceId, protobufBody, request, span, TENANT_A, TOKEN_A } from '../unit/collector/fixtures.ts';
+import { TENANT_A, TOKEN_A } from '../unit/collector/fixtures.ts';
 
 let h: Harness;
 let collector: RunningCollector;

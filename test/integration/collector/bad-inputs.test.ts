@@ -4,8 +4,9 @@ import { gzipSync } from 'node:zlib';
 import { Attr } from '../../../contract/index.ts';
 import type { KafkaClient } from '../../../platform/kafka/index.ts';
 import { bytesToHex, decodeExportTraceServiceResponse, int64ToString } from '../../../platform/otlp/index.ts';
+import { attr, protobufBody, request, span, str } from '../../../testkit/otlp-requests.ts';
 import { requireKafka, uniqueName } from '../../../testkit/services.ts';
-import { attr, protobufBody, request, span, str, TENANT_B, TOKEN_A, TOKEN_B } from '../../unit/collector/fixtures.ts';
+import { TENANT_B, TOKEN_A, TOKEN_B } from '../../unit/collector/fixtures.ts';
 import {
   body,
   dropTopic,

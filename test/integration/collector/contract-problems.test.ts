@@ -27,8 +27,8 @@ import {
 import { findingResolverFor, reconstructFinding } from '../../../reconstruct/finding.ts';
 import { reconstructSession } from '../../../reconstruct/reconstruct.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../../schema/config.ts';
+import { attr, bool, int, newTraceId, protobufBody, request, span, str, strs } from '../../../testkit/otlp-requests.ts';
 import { requireKafka, services, uniqueName } from '../../../testkit/services.ts';
-import { attr, bool, int, newTraceId, protobufBody, request, span, str, strs } from '../../unit/collector/fixtures.ts';
 import { body as requestBody } from './harness.ts';
 
 const TOKEN = randomBytes(16).toString('hex');

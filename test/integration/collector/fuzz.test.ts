@@ -18,8 +18,9 @@ import {
   int64ToString,
   type Span,
 } from '../../../platform/otlp/index.ts';
+import { protobufBody, span } from '../../../testkit/otlp-requests.ts';
 import { requireKafka, uniqueName } from '../../../testkit/services.ts';
-import { protobufBody, span, TOKEN_A } from '../../unit/collector/fixtures.ts';
+import { TOKEN_A } from '../../unit/collector/fixtures.ts';
 import {
   body,
   dropTopic,

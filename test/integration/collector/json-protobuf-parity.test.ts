@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { type AnyValue, decodeExportTraceServiceResponse, MAX_ANY_VALUE_DEPTH } from '../../../platform/otlp/index.ts';
-import { attr, protobufBody, request, span, str, TOKEN_A } from '../../unit/collector/fixtures.ts';
+import { attr, protobufBody, request, span, str } from '../../../testkit/otlp-requests.ts';
+import { TOKEN_A } from '../../unit/collector/fixtures.ts';
 import { body, type RunningCollector, startCollector } from './harness.ts';
 
 type Shape = 'arrayValue' | 'kvlistValue';

@@ -14,8 +14,9 @@ import { loadServicesConfig } from '../../../services/config.ts';
 import { kafkaJarsDir, kafkaService } from '../../../services/kafka/kafka.ts';
 import { portFree } from '../../../services/process.ts';
 import type { ManagedService } from '../../../services/service.ts';
+import { protobufBody, request, span } from '../../../testkit/otlp-requests.ts';
 import { services } from '../../../testkit/services.ts';
-import { protobufBody, request, span, TOKEN_A } from '../../unit/collector/fixtures.ts';
+import { TOKEN_A } from '../../unit/collector/fixtures.ts';
 import { body, type RunningCollector, readTopicUntil, spanIdsOf, startCollector } from './harness.ts';
 
 async function freePort(): Promise<number> {

@@ -23,8 +23,8 @@ import {
   type Span,
 } from '../../../platform/otlp/index.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../../schema/config.ts';
+import { attr, int, newTraceId, protobufBody, request, span, str } from '../../../testkit/otlp-requests.ts';
 import { requireKafka, services, uniqueName } from '../../../testkit/services.ts';
-import { attr, int, newTraceId, protobufBody, request, span, str } from '../../unit/collector/fixtures.ts';
 import { body as requestBody } from './harness.ts';
 
 const ACME_TOKEN = randomBytes(16).toString('hex');

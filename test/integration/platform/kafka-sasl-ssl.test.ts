@@ -24,9 +24,10 @@ import { loadServicesConfig } from '../../../services/config.ts';
 import { kafkaJarsDir, kafkaService } from '../../../services/kafka/kafka.ts';
 import { portFree } from '../../../services/process.ts';
 import type { ManagedService } from '../../../services/service.ts';
+import { protobufBody, request, span } from '../../../testkit/otlp-requests.ts';
 import { freshDatabase, services, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { makeCa, makeCertificate, type TestCa, type TestCertificate } from '../../../testkit/tls.ts';
-import { protobufBody, request, span, TENANT_A, TOKEN_A } from '../../unit/collector/fixtures.ts';
+import { TENANT_A, TOKEN_A } from '../../unit/collector/fixtures.ts';
 import { body, startCollector } from '../collector/harness.ts';
 
 async function freePorts(n: number): Promise<number[]> {

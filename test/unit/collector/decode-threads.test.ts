@@ -12,18 +12,8 @@ import {
   int64ToString,
   RpcCode,
 } from '../../../platform/otlp/index.ts';
-import {
-  attr,
-  EncodedRecordingSink,
-  newTraceId,
-  protobufBody,
-  request,
-  span,
-  str,
-  TENANT_B,
-  TOKEN_B,
-  testConfig,
-} from './fixtures.ts';
+import { attr, newTraceId, protobufBody, request, span, str } from '../../../testkit/otlp-requests.ts';
+import { EncodedRecordingSink, TENANT_B, TOKEN_B, testConfig } from './fixtures.ts';
 
 describe('collector with decode threads and a sink that takes per-trace messages', () => {
   let app: FastifyInstance;

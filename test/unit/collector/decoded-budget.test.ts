@@ -7,7 +7,8 @@ import { describe, it } from 'node:test';
 import { decodedReservation } from '../../../collector/config.ts';
 import { CollectorMetrics } from '../../../collector/metrics.ts';
 import { buildCollectorServer } from '../../../collector/server.ts';
-import { protobufBody, RecordingSink, request, span, TOKEN_A, TOKEN_B, testConfig, until } from './fixtures.ts';
+import { protobufBody, request, span } from '../../../testkit/otlp-requests.ts';
+import { RecordingSink, TOKEN_A, TOKEN_B, testConfig, until } from './fixtures.ts';
 
 const body = protobufBody(request(Array.from({ length: 40 }, () => span())));
 const b = body.length;

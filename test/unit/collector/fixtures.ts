@@ -1,15 +1,11 @@
-/** Builders of OTLP requests and collector configurations shared by the collector's unit and integration tests. */
-import { randomBytes } from 'node:crypto';
+/**
+ * Collector configurations, tokens and recording sinks shared by the collector's unit and integration tests (the OTLP
+ * request builders are testkit/otlp-requests.ts).
+ */
 import { type CollectorConfig, type CollectorConfigInput, loadCollectorConfig } from '../../../collector/config.ts';
 import type { SinkContext, SpanSink } from '../../../collector/sink.ts';
 import type { TraceMessage } from '../../../collector/split-by-trace.ts';
-import {
-  type AnyValue,
-  type ExportTraceServiceRequest,
-  encodeExportTraceServiceRequest,
-  type KeyValue,
-  type Span,
-} from '../../../platform/otlp/index.ts';
+import type { ExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
 
 export const TOKEN_A = 'token-a-0123456789abcdef';
 export const TOKEN_B = 'token-b-0123456789abcdef';
@@ -22,50 +18,6 @@ export function testConfig(overrides: CollectorConfigInput = {}): CollectorConfi
     env: { ...process.env, TOOLTRAIL_COLLECTOR_TOKENS: `${TOKEN_A}=${TENANT_A},${TOKEN_B}=${TENANT_B}` },
     overrides,
   });
-}
-
-export function attr(key: string, value: AnyValue): KeyValue {
-  return { key, value };
-}
-
-export const str = (stringValue: string): AnyValue => ({ stringValue });
-export const int = (n: number): AnyValue => ({ intValue: n });
-export const bool = (boolValue: boolean): AnyValue => ({ boolValue });
-export const strs = (...values: string[]): AnyValue => ({ arrayValue: { values: values.map(str) } });
-
-export function newTraceId(): Buffer {
-  return randomBytes(16);
-}
-
-let spanCounter = 0;
-export function span(overrides: Partial<Span> = {}): Span {
-  spanCounter++;
-  const start = 1_700_000_000_000_000_000n + BigInt(spanCounter) * 1_000n;
-  return {
-    traceId: newTraceId(),
-    spanId: randomBytes(8),
-    name: `span-${spanCounter}`,
-    kind: 1,
-    startTimeUnixNano: start.toString(),
-    endTimeUnixNano: (start + 500n).toString(),
-    attributes: [attr('k', str('v'))],
-    ...overrides,
-  };
-}
-
-export function request(spans: Span[], resourceAttributes: KeyValue[] = []): ExportTraceServiceRequest {
-  return {
-    resourceSpans: [
-      {
-        resource: { attributes: [attr('service.name', str('unit-test')), ...resourceAttributes] },
-        scopeSpans: [{ scope: { name: 'fixtures', version: '1.0.0' }, spans }],
-      },
-    ],
-  };
-}
-
-export function protobufBody(req: ExportTraceServiceRequest): Buffer {
-  return Buffer.from(encodeExportTraceServiceRequest(req));
 }
 
 /** A sink that records what it is given; `behaviour` makes it fail or hang. */

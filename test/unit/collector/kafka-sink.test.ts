@@ -10,7 +10,7 @@ import {
   type Producer,
 } from '../../../platform/kafka/index.ts';
 import { bytesToHex, decodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
-import { newTraceId, request, span } from './fixtures.ts';
+import { newTraceId, request, span } from '../../../testkit/otlp-requests.ts';
 
 /** A producer whose sends stay pending until the test acknowledges or fails them. */
 class FakeProducer implements Producer {

@@ -18,7 +18,7 @@ import {
   type KeyValue,
   type Span,
 } from '../../../platform/otlp/index.ts';
-import { attr, bool, int, newTraceId, protobufBody, span, str, strs } from './fixtures.ts';
+import { attr, bool, int, newTraceId, protobufBody, span, str, strs } from '../../../testkit/otlp-requests.ts';
 
 const TENANT = 'acme';
 

@@ -12,23 +12,8 @@ import {
   int64ToString,
   RpcCode,
 } from '../../../platform/otlp/index.ts';
-import {
-  attr,
-  bool,
-  int,
-  protobufBody,
-  RecordingSink,
-  request,
-  span,
-  str,
-  strs,
-  TENANT_A,
-  TENANT_B,
-  TOKEN_A,
-  TOKEN_B,
-  testConfig,
-  until,
-} from './fixtures.ts';
+import { attr, bool, int, protobufBody, request, span, str, strs } from '../../../testkit/otlp-requests.ts';
+import { RecordingSink, TENANT_A, TENANT_B, TOKEN_A, TOKEN_B, testConfig, until } from './fixtures.ts';
 
 const PROTO = 'application/x-protobuf';
 

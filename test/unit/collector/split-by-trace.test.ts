@@ -7,7 +7,7 @@ import {
   decodeExportTraceServiceRequestChecked,
   encodeExportTraceServiceRequest,
 } from '../../../platform/otlp/index.ts';
-import { attr, newTraceId, protobufBody, span, str } from './fixtures.ts';
+import { attr, newTraceId, protobufBody, span, str } from '../../../testkit/otlp-requests.ts';
 
 describe('splitting a request by trace', () => {
   const t1 = newTraceId();
