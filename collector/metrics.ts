@@ -22,6 +22,7 @@ export class CollectorMetrics {
   readonly spansFlagged;
   readonly spansThrottled;
   readonly requestsThrottled;
+  readonly connectionErrors;
   readonly tenantOverrides;
   readonly requestDuration;
   readonly kafkaSendDuration;
@@ -54,6 +55,11 @@ export class CollectorMetrics {
       'tooltrail_collector_requests_throttled_total',
       'Requests refused with 429/503, by status and reason',
       ['status', 'reason'],
+    );
+    this.connectionErrors = r.counter(
+      'tooltrail_collector_connection_errors_total',
+      'Connections answered before any request was read (malformed bytes, timeouts), by reason',
+      ['reason'],
     );
     this.tenantOverrides = r.counter(
       'tooltrail_collector_tenant_overrides_total',

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import type { TlsOptions } from 'node:tls';
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import { collectorClientErrorHandler } from './client-errors.ts';
 import { type CollectorConfig, validateCollectorConfig } from './config.ts';
 import { CollectorMetrics } from './metrics.ts';
 import auth from './plugins/auth.ts';
@@ -62,6 +63,11 @@ export async function buildCollectorServer(options: CollectorServerOptions): Pro
     // Fastify's own body limit does not apply: our parser bounds the body before and after decompression.
     bodyLimit: config.limits.maxWireBytes,
     return503OnClosing: true,
+    clientErrorHandler: collectorClientErrorHandler({
+      headersTimeoutMs,
+      requestTimeoutMs,
+      count: (reason) => metrics.connectionErrors.inc({ reason }),
+    }),
   });
   await app.register(auth, config.auth);
   const pool = config.decodeThreads > 0 && sink.writeEncoded ? new PreparePool(config.decodeThreads) : undefined;

@@ -10,6 +10,10 @@ export type ViolationKind =
   | 'hang'
   /** A connection closed and the collector still held its admission slot or bytes. */
   | 'slot_leaked'
+  /** After a case, another tenant's valid request was not served (200). */
+  | 'other_tenant_refused'
+  /** A 4xx or 408 without a body saying why (google.rpc.Status message). */
+  | 'no_reason'
   /** Two implementations of one thing (the native row hasher and the JavaScript writer) answered differently. */
   | 'disagreement';
 
@@ -33,6 +37,8 @@ export class TargetReport {
     hang: 0,
     disagreement: 0,
     slot_leaked: 0,
+    other_tenant_refused: 0,
+    no_reason: 0,
   };
   readonly examples: Violation[] = [];
   /** Answers seen, by class (e.g. HTTP status, exit code): shows the cases reach past the first check. */

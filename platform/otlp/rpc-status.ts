@@ -8,6 +8,7 @@ import type { RpcStatus } from './types.ts';
 /** gRPC status codes used by OTLP/HTTP error bodies. */
 export const RpcCode = {
   INVALID_ARGUMENT: 3,
+  DEADLINE_EXCEEDED: 4,
   RESOURCE_EXHAUSTED: 8,
   INTERNAL: 13,
   UNAVAILABLE: 14,

@@ -1,6 +1,6 @@
 /** A real collector on a free port in front of the real Kafka, a fresh topic per test file, and a topic reader. */
 import assert from 'node:assert/strict';
-import type { CollectorConfigInput } from '../../../collector/config.ts';
+import type { CollectorConfig, CollectorConfigInput } from '../../../collector/config.ts';
 import { type Collector, createCollector } from '../../../collector/factory.ts';
 import {
   createSimpleConsumer,
@@ -27,6 +27,7 @@ export interface ProducedMessage {
 
 export interface RunningCollector {
   collector: Collector;
+  config: CollectorConfig;
   url: string;
   close(): Promise<void>;
 }
@@ -35,7 +36,7 @@ export async function startCollector(overrides: CollectorConfigInput): Promise<R
   const config = testConfig({ ...overrides, http: { host: '127.0.0.1', port: 0, ...overrides.http } });
   const collector = await createCollector(config, { quiet: true, notify: () => {} });
   const address = await collector.start();
-  return { collector, url: `${address}/v1/traces`, close: () => collector.close() };
+  return { collector, config, url: `${address}/v1/traces`, close: () => collector.close() };
 }
 
 export async function freshTopic(kafka: KafkaClient, name: string, partitions: number): Promise<string> {
