@@ -12,6 +12,7 @@ export const DEFAULT_LATENESS_SECONDS = 300;
 export const DEFAULT_ARRIVAL_SLACK_SECONDS = 10;
 export const DEFAULT_FINDING_ACTIVE_SECONDS = 86_400;
 export const DEFAULT_ALERT_TTL_SECONDS = 300;
+export const DEFAULT_ALERT_REFRESH_BATCH = 1_000;
 export const DEFAULT_ALERTMANAGER_TIMEOUT_MS = 5_000;
 export const DEFAULT_WARNING_WINDOW_DAYS = 90;
 export const DEFAULT_WARNING_MIN_DAYS_FRACTION = 0.5;
@@ -46,6 +47,10 @@ export const AlertsConfigSchema = z
     findingActiveSeconds: seconds,
     /** endsAt = now + this on every send: a dead evaluator's alerts resolve by themselves after it. */
     alertTtlSeconds: seconds,
+    /** A firing alert that did not change is posted again once its last post is this old (default: TTL / 2). */
+    alertRefreshSeconds: seconds,
+    /** At most this many such renewals per run, oldest first (those about to lapse are renewed anyway). */
+    alertRefreshBatch: z.number().int().min(1),
     /** A finding is paged once it has been found for this long (Prometheus's `for`); 0 = at once. */
     pendingSeconds: z.number().int().min(0),
     /** Alertmanager base URL (its v2 API is under /api/v2). */
@@ -84,6 +89,13 @@ export const AlertsConfigSchema = z
         message: `must exceed intervalSeconds (${c.intervalSeconds}) or firing alerts resolve between two runs`,
       });
     }
+    if (c.alertRefreshSeconds + c.intervalSeconds >= c.alertTtlSeconds) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['alertRefreshSeconds'],
+        message: `plus intervalSeconds (${c.intervalSeconds}) must stay below alertTtlSeconds (${c.alertTtlSeconds}) or a firing alert can lapse before it is renewed`,
+      });
+    }
     if (c.reconstructUrl !== '' && !URL.canParse(c.reconstructUrl.replaceAll(/\{[a-z_]+\}/g, 'x'))) {
       ctx.addIssue({ code: 'custom', path: ['reconstructUrl'], message: 'must be a URL template' });
     }
@@ -100,6 +112,8 @@ export function defaultAlertsConfig(alertmanagerUrl = 'http://127.0.0.1:9193'): 
     arrivalSlackSeconds: DEFAULT_ARRIVAL_SLACK_SECONDS,
     findingActiveSeconds: DEFAULT_FINDING_ACTIVE_SECONDS,
     alertTtlSeconds: DEFAULT_ALERT_TTL_SECONDS,
+    alertRefreshSeconds: DEFAULT_ALERT_TTL_SECONDS / 2,
+    alertRefreshBatch: DEFAULT_ALERT_REFRESH_BATCH,
     pendingSeconds: 0,
     alertmanagerUrl,
     alertmanagerTimeoutMs: DEFAULT_ALERTMANAGER_TIMEOUT_MS,
@@ -144,7 +158,8 @@ export interface AlertsOverrides {
 
 /**
  * Defaults overridden by the TOOLTRAIL_ALERTS_* / TOOLTRAIL_WARNINGS_* environment keys (see alerts/README.md),
- * then by flags. Without an explicit alert TTL, it follows the interval (at least 4 intervals).
+ * then by flags. Without an explicit alert TTL, it follows the interval (at least 4 intervals); without an explicit
+ * refresh interval, it is half the TTL.
  */
 export function alertsConfigFromEnv(
   env: NodeJS.ProcessEnv,
@@ -200,6 +215,12 @@ export function alertsConfigFromEnv(
   duration('TOOLTRAIL_ALERTS_ALERT_TTL', (s) => {
     c.alertTtlSeconds = s;
   });
+  duration('TOOLTRAIL_ALERTS_REFRESH_INTERVAL', (s) => {
+    c.alertRefreshSeconds = s;
+  });
+  number('TOOLTRAIL_ALERTS_REFRESH_BATCH', (n) => {
+    c.alertRefreshBatch = n;
+  });
   bool('TOOLTRAIL_ALERTS_EMPTY_READS_ENABLED', (b) => {
     c.dangerousEmptyReads.enabled = b;
   });
@@ -232,5 +253,6 @@ export function alertsConfigFromEnv(
   if (overrides.tenant !== undefined) c.tenant = overrides.tenant;
   if (overrides.pendingSeconds !== undefined) c.pendingSeconds = overrides.pendingSeconds;
   if (!env.TOOLTRAIL_ALERTS_ALERT_TTL) c.alertTtlSeconds = Math.max(DEFAULT_ALERT_TTL_SECONDS, 4 * c.intervalSeconds);
+  if (!env.TOOLTRAIL_ALERTS_REFRESH_INTERVAL) c.alertRefreshSeconds = Math.floor(c.alertTtlSeconds / 2);
   return parseAlertsConfig(c);
 }

@@ -12,6 +12,9 @@
 -- Severity: the same score as mutation_after_incomplete_read (alerts/README.md); basis is always absence here.
 -- missing_evidence lists the declared snapshots / call ids that no complete read matched.
 --
+-- How: the absence mutations of the range and the reads of the window before them, fed to the judgement that this
+-- detector shares with its incremental twin (fragments/absence_judgement.sql, composed in by the loader).
+--
 -- Parameters: database (Identifier), tenant ('' = every tenant), since/until (M's start time range),
 -- window_seconds (how far before M a read still counts).
 WITH
@@ -37,64 +40,4 @@ WITH
           AND start_time >= {since:DateTime64(9)} - toIntervalSecond({window_seconds:UInt32})
           AND start_time < {until:DateTime64(9)}
     ),
-    -- Each absence mutation paired with the reads of its session. RIGHT JOIN: the absence mutations are the
-    -- hash table, the reads stream past once, and a mutation with no read at all is kept once (its r.* then
-    -- hold default values, which fail the window test).
-    pairs AS
-    (
-        SELECT
-            m.tenant AS tenant, m.session AS session, m.trace_id AS trace_id, m.span_id AS mutation_span_id,
-            m.tool_call_id AS mutation_tool_call_id, m.start_time AS mutation_time, m.tool_name AS tool_name,
-            m.agent_name AS agent_name, m.scope_resource AS scope_resource, m.mutation_basis AS mutation_basis,
-            m.mutation_target_count AS target_count, m.guard_decision AS guard_decision,
-            m.evidence_snapshots AS evidence_snapshots, m.evidence_call_ids AS evidence_call_ids,
-            r.result_complete AS read_complete, r.scope_snapshot AS read_snapshot, r.tool_call_id AS read_call_id,
-            r.tenant = m.tenant AND r.session = m.session
-                AND (r.start_time, r.seq) < (m.start_time, m.seq)
-                AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32}) AS in_window,
-            r.scope_resource != '' AND r.scope_resource = m.scope_resource AS same_resource,
-            r.scope_snapshot != '' AND has(m.evidence_snapshots, r.scope_snapshot) AS named_snapshot,
-            r.tool_call_id != '' AND has(m.evidence_call_ids, r.tool_call_id) AS named_call
-        FROM reads AS r
-        RIGHT JOIN absence_mutations AS m ON r.tenant = m.tenant AND r.session = m.session
-    ),
-    judged AS
-    (
-        SELECT
-            tenant, session, trace_id, mutation_span_id,
-            any(mutation_tool_call_id) AS mutation_tool_call_id, any(mutation_time) AS mutation_time,
-            any(tool_name) AS tool_name, any(agent_name) AS agent_name, any(scope_resource) AS scope_resource,
-            any(mutation_basis) AS mutation_basis, any(target_count) AS target_count,
-            any(guard_decision) AS guard_decision,
-            any(evidence_snapshots) AS evidence_snapshots, any(evidence_call_ids) AS evidence_call_ids,
-            countIf(in_window AND NOT read_complete AND (same_resource OR named_snapshot OR named_call))
-                AS incomplete_reads,
-            groupUniqArrayIf(read_snapshot, in_window AND read_complete AND named_snapshot) AS complete_snapshots,
-            groupUniqArrayIf(read_call_id, in_window AND read_complete AND named_call) AS complete_call_ids,
-            countIf(in_window AND read_complete AND same_resource) > 0 AS complete_same_resource
-        FROM pairs
-        GROUP BY tenant, session, trace_id, mutation_span_id
-    ),
-    scored AS
-    (
-        SELECT
-            *,
-            (length(evidence_snapshots) + length(evidence_call_ids)) > 0 AS declared,
-            arrayConcat(arrayFilter(s -> NOT has(complete_snapshots, s), evidence_snapshots),
-                        arrayFilter(c -> NOT has(complete_call_ids, c), evidence_call_ids)) AS missing_evidence,
-            toUInt8(1
-                + 3
-                + 2 * (guard_decision IN ('allowed', ''))
-                + multiIf(ifNull(target_count, 0) >= 100, 2, ifNull(target_count, 0) >= 10, 1, 0)) AS score
-        FROM judged
-    )
-SELECT
-    'absence_mutation_without_complete_evidence' AS kind,
-    tenant, session, trace_id, mutation_span_id, mutation_tool_call_id, mutation_time, tool_name, agent_name,
-    scope_resource, mutation_basis, target_count, guard_decision, evidence_snapshots, evidence_call_ids,
-    missing_evidence, score,
-    multiIf(score >= 7, 'critical', score >= 3, 'warning', 'info') AS severity
-FROM scored
-WHERE incomplete_reads = 0
-  AND if(declared, length(missing_evidence) > 0, NOT complete_same_resource)
-ORDER BY tenant, mutation_time, mutation_span_id
+    {{include:absence_judgement}}

@@ -3,13 +3,12 @@
 -- Rule: a session is judged again when a read or a mutation of it ARRIVED (was stored) in
 -- [{arrived_since}, {arrived_until}), whatever its event time; from_time is the earliest start time it brought,
 -- truncated to the millisecond: only the session's mutations that start at or after it can change verdict (a
--- read only counts for the mutations after it). The incremental detectors judge exactly those mutations; the
--- evaluator keeps the session's other findings from stored state.
+-- read only counts for the mutations after it). The incremental detectors judge exactly those mutations (the same
+-- fragment, fragments/arrived.sql, picks them); the evaluator keeps the session's other findings from stored state.
 --
 -- Parameters: database (Identifier), tenant ('' = every tenant), arrived_since / arrived_until (DateTime64(3)).
-SELECT tenant, session, toStartOfMillisecond(min(start_time)) AS from_time
-FROM {database:Identifier}.detector_arrivals
-WHERE ({tenant:String} = '' OR tenant = {tenant:String})
-  AND ingested_at >= {arrived_since:DateTime64(3)} AND ingested_at < {arrived_until:DateTime64(3)}
-GROUP BY tenant, session
+WITH
+    {{include:arrived}}
+SELECT tenant, session, from_time
+FROM arrived
 ORDER BY tenant, session

@@ -6,109 +6,27 @@
 -- those arrivals brought (arrived_sessions.sql).
 --
 -- How: the absence mutations and the reads (incomplete and complete) of the arrived sessions only, each looked up
--- by its table's primary-key prefix (tenant, session); then the same pairing and judgement as the range detector.
--- Same columns and row order; bench/detector-evaluation.ts compares both on the same data.
+-- by its table's primary-key prefix (tenant, session: fragments/arrived_rows.sql, shared with
+-- incremental_mutation_after_incomplete_read); then the range detector's own judgement
+-- (fragments/absence_judgement.sql). Same columns and row order; bench/detector-evaluation.ts compares both.
 --
 -- Parameters: database (Identifier), tenant ('' = every tenant), arrived_since / arrived_until (DateTime64(3)),
 -- window_seconds (how far before M a read still counts).
 WITH
-    arrived AS
-    (
-        SELECT tenant, session, toStartOfMillisecond(min(start_time)) AS from_time
-        FROM {database:Identifier}.detector_arrivals
-        WHERE ({tenant:String} = '' OR tenant = {tenant:String})
-          AND ingested_at >= {arrived_since:DateTime64(3)} AND ingested_at < {arrived_until:DateTime64(3)}
-        GROUP BY tenant, session
-    ),
+    {{include:arrived}},
+    {{include:arrived_rows}},
     absence_mutations AS
     (
-        SELECT m.tenant AS tenant, m.session AS session, m.trace_id AS trace_id, m.span_id AS span_id,
-            m.tool_call_id AS tool_call_id, m.start_time AS start_time, m.seq AS seq, m.tool_name AS tool_name,
-            m.agent_name AS agent_name, m.scope_resource AS scope_resource, m.mutation_basis AS mutation_basis,
-            m.mutation_target_count AS mutation_target_count, m.guard_decision AS guard_decision,
-            m.evidence_snapshots AS evidence_snapshots, m.evidence_call_ids AS evidence_call_ids
-        FROM
-        (
-            SELECT tenant, session, trace_id, span_id, tool_call_id, start_time, seq, tool_name, agent_name,
-                scope_resource, mutation_basis, mutation_target_count, guard_decision, evidence_snapshots,
-                evidence_call_ids
-            FROM {database:Identifier}.detector_mutations
-            WHERE (tenant, session) IN (SELECT tenant, session FROM arrived) AND mutation_basis = 'absence'
-        ) AS m
-        INNER JOIN arrived AS a ON a.tenant = m.tenant AND a.session = m.session
-        WHERE m.start_time >= a.from_time
+        SELECT * FROM arrived_mutations WHERE mutation_basis = 'absence'
     ),
     reads AS
     (
         SELECT tenant, session, span_id, tool_call_id, start_time, seq, scope_resource, scope_snapshot,
             false AS result_complete
-        FROM {database:Identifier}.detector_incomplete_reads
-        WHERE (tenant, session) IN (SELECT tenant, session FROM arrived)
-          AND start_time >= (SELECT min(from_time) FROM arrived) - toIntervalSecond({window_seconds:UInt32})
+        FROM arrived_incomplete_reads
         UNION ALL
         SELECT tenant, session, span_id, tool_call_id, start_time, seq, scope_resource, scope_snapshot,
             true AS result_complete
-        FROM {database:Identifier}.detector_complete_reads
-        WHERE (tenant, session) IN (SELECT tenant, session FROM arrived)
-          AND start_time >= (SELECT min(from_time) FROM arrived) - toIntervalSecond({window_seconds:UInt32})
+        FROM arrived_complete_reads
     ),
-    -- As in the range detector: RIGHT JOIN keeps a mutation with no read at all once (its r.* hold default
-    -- values, which fail the window test).
-    pairs AS
-    (
-        SELECT
-            m.tenant AS tenant, m.session AS session, m.trace_id AS trace_id, m.span_id AS mutation_span_id,
-            m.tool_call_id AS mutation_tool_call_id, m.start_time AS mutation_time, m.tool_name AS tool_name,
-            m.agent_name AS agent_name, m.scope_resource AS scope_resource, m.mutation_basis AS mutation_basis,
-            m.mutation_target_count AS target_count, m.guard_decision AS guard_decision,
-            m.evidence_snapshots AS evidence_snapshots, m.evidence_call_ids AS evidence_call_ids,
-            r.result_complete AS read_complete, r.scope_snapshot AS read_snapshot, r.tool_call_id AS read_call_id,
-            r.tenant = m.tenant AND r.session = m.session
-                AND (r.start_time, r.seq) < (m.start_time, m.seq)
-                AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32}) AS in_window,
-            r.scope_resource != '' AND r.scope_resource = m.scope_resource AS same_resource,
-            r.scope_snapshot != '' AND has(m.evidence_snapshots, r.scope_snapshot) AS named_snapshot,
-            r.tool_call_id != '' AND has(m.evidence_call_ids, r.tool_call_id) AS named_call
-        FROM reads AS r
-        RIGHT JOIN absence_mutations AS m ON r.tenant = m.tenant AND r.session = m.session
-    ),
-    judged AS
-    (
-        SELECT
-            tenant, session, trace_id, mutation_span_id,
-            any(mutation_tool_call_id) AS mutation_tool_call_id, any(mutation_time) AS mutation_time,
-            any(tool_name) AS tool_name, any(agent_name) AS agent_name, any(scope_resource) AS scope_resource,
-            any(mutation_basis) AS mutation_basis, any(target_count) AS target_count,
-            any(guard_decision) AS guard_decision,
-            any(evidence_snapshots) AS evidence_snapshots, any(evidence_call_ids) AS evidence_call_ids,
-            countIf(in_window AND NOT read_complete AND (same_resource OR named_snapshot OR named_call))
-                AS incomplete_reads,
-            groupUniqArrayIf(read_snapshot, in_window AND read_complete AND named_snapshot) AS complete_snapshots,
-            groupUniqArrayIf(read_call_id, in_window AND read_complete AND named_call) AS complete_call_ids,
-            countIf(in_window AND read_complete AND same_resource) > 0 AS complete_same_resource
-        FROM pairs
-        GROUP BY tenant, session, trace_id, mutation_span_id
-    ),
-    scored AS
-    (
-        SELECT
-            *,
-            (length(evidence_snapshots) + length(evidence_call_ids)) > 0 AS declared,
-            arrayConcat(arrayFilter(s -> NOT has(complete_snapshots, s), evidence_snapshots),
-                        arrayFilter(c -> NOT has(complete_call_ids, c), evidence_call_ids)) AS missing_evidence,
-            toUInt8(1
-                + 3
-                + 2 * (guard_decision IN ('allowed', ''))
-                + multiIf(ifNull(target_count, 0) >= 100, 2, ifNull(target_count, 0) >= 10, 1, 0)) AS score
-        FROM judged
-    )
-SELECT
-    'absence_mutation_without_complete_evidence' AS kind,
-    tenant, session, trace_id, mutation_span_id, mutation_tool_call_id, mutation_time, tool_name, agent_name,
-    scope_resource, mutation_basis, target_count, guard_decision, evidence_snapshots, evidence_call_ids,
-    missing_evidence, score,
-    multiIf(score >= 7, 'critical', score >= 3, 'warning', 'info') AS severity
-FROM scored
-WHERE incomplete_reads = 0
-  AND if(declared, length(missing_evidence) > 0, NOT complete_same_resource)
-ORDER BY tenant, mutation_time, mutation_span_id
+    {{include:absence_judgement}}

@@ -7,48 +7,17 @@
 -- clears its session's finding, and a late incomplete read raises one.
 --
 -- How: every table is read by its primary-key prefix (tenant, session) for the arrived sessions only
--- (detector_mutations, detector_incomplete_reads, detector_complete_reads), so the cost follows what arrived,
--- not the size of the history. Those sets are small, so the rule is applied in one pass with exact string keys.
--- Same columns and row order as mutation_after_incomplete_read.sql; bench/detector-evaluation.ts compares both
--- on the same data (a conformance check against the range detector).
+-- (detector_mutations, detector_incomplete_reads, detector_complete_reads: fragments/arrived_rows.sql, shared with
+-- incremental_absence_mutation_without_complete_evidence), so the cost follows what arrived, not the size of the
+-- history. Those sets are small, so the rule is applied in one pass with exact string keys. The rows are scored
+-- and ordered by the range detector's own tail (fragments/mutation_finding_rows.sql);
+-- bench/detector-evaluation.ts compares both on the same data (a conformance check against the range detector).
 --
 -- Parameters: database (Identifier), tenant ('' = every tenant), arrived_since / arrived_until (DateTime64(3)),
 -- window_seconds (how far before M a read still counts).
 WITH
-    arrived AS
-    (
-        SELECT tenant, session, toStartOfMillisecond(min(start_time)) AS from_time
-        FROM {database:Identifier}.detector_arrivals
-        WHERE ({tenant:String} = '' OR tenant = {tenant:String})
-          AND ingested_at >= {arrived_since:DateTime64(3)} AND ingested_at < {arrived_until:DateTime64(3)}
-        GROUP BY tenant, session
-    ),
-    mutations AS
-    (
-        SELECT m.tenant AS tenant, m.session AS session, m.trace_id AS trace_id, m.span_id AS span_id,
-            m.tool_call_id AS tool_call_id, m.start_time AS start_time, m.seq AS seq, m.tool_name AS tool_name,
-            m.agent_name AS agent_name, m.scope_resource AS scope_resource, m.mutation_basis AS mutation_basis,
-            m.mutation_target_count AS mutation_target_count, m.guard_decision AS guard_decision,
-            m.evidence_snapshots AS evidence_snapshots, m.evidence_call_ids AS evidence_call_ids
-        FROM
-        (
-            SELECT tenant, session, trace_id, span_id, tool_call_id, start_time, seq, tool_name, agent_name,
-                scope_resource, mutation_basis, mutation_target_count, guard_decision, evidence_snapshots,
-                evidence_call_ids
-            FROM {database:Identifier}.detector_mutations
-            WHERE (tenant, session) IN (SELECT tenant, session FROM arrived)
-        ) AS m
-        INNER JOIN arrived AS a ON a.tenant = m.tenant AND a.session = m.session
-        WHERE m.start_time >= a.from_time
-    ),
-    incomplete_reads AS
-    (
-        SELECT tenant, session, trace_id, span_id, tool_call_id, start_time, seq, tool_name, scope_resource,
-            scope_snapshot, complete_reported, result_reasons, result_item_count
-        FROM {database:Identifier}.detector_incomplete_reads
-        WHERE (tenant, session) IN (SELECT tenant, session FROM arrived)
-          AND start_time >= (SELECT min(from_time) FROM arrived) - toIntervalSecond({window_seconds:UInt32})
-    ),
+    {{include:arrived}},
+    {{include:arrived_rows}},
     -- Mutations with at least one concerning incomplete read before them in the window, with those reads.
     candidates AS
     (
@@ -68,8 +37,8 @@ WITH
                 if(r.complete_reported, r.result_reasons, arrayConcat(['COMPLETENESS_UNKNOWN'], r.result_reasons)))))
                 AS reasons,
             max(ifNull(r.result_item_count = 0, false)) AS incomplete_empty
-        FROM incomplete_reads AS r
-        INNER JOIN mutations AS m ON r.tenant = m.tenant AND r.session = m.session
+        FROM arrived_incomplete_reads AS r
+        INNER JOIN arrived_mutations AS m ON r.tenant = m.tenant AND r.session = m.session
         WHERE (r.start_time, r.seq) < (m.start_time, m.seq)
           AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32})
           AND ((r.scope_resource != '' AND r.scope_resource = m.scope_resource)
@@ -85,20 +54,13 @@ WITH
         FROM candidates
         ARRAY JOIN declared AS item, arrayEnumerate(declared) AS item_index
     ),
-    complete_reads AS
-    (
-        SELECT tenant, session, start_time, seq, tool_call_id, scope_snapshot
-        FROM {database:Identifier}.detector_complete_reads
-        WHERE (tenant, session) IN (SELECT tenant, session FROM arrived)
-          AND start_time >= (SELECT min(from_time) FROM arrived) - toIntervalSecond({window_seconds:UInt32})
-    ),
     -- How many of each candidate's declared items a complete read of the window stands for.
     cleared AS
     (
         SELECT i.tenant AS tenant, i.session AS session, i.trace_id AS trace_id,
             i.mutation_span_id AS mutation_span_id, uniqExact(i.item_index) AS matched
         FROM items AS i
-        INNER JOIN complete_reads AS e ON e.tenant = i.tenant AND e.session = i.session
+        INNER JOIN arrived_complete_reads AS e ON e.tenant = i.tenant AND e.session = i.session
         WHERE i.item_value != ''
           AND ((i.item_kind = 'snapshot' AND e.scope_snapshot = i.item_value)
             OR (i.item_kind = 'call' AND e.tool_call_id = i.item_value))
@@ -106,7 +68,8 @@ WITH
           AND e.start_time >= i.mutation_time - toIntervalSecond({window_seconds:UInt32})
         GROUP BY i.tenant, i.session, i.trace_id, i.mutation_span_id
     ),
-    scored AS
+    -- The candidates whose declared evidence was not all read completely: the findings.
+    findings AS
     (
         SELECT
             c.tenant AS tenant, c.session AS session, c.trace_id AS trace_id, c.mutation_span_id AS mutation_span_id,
@@ -115,23 +78,11 @@ WITH
             c.mutation_basis AS mutation_basis, c.target_count AS target_count, c.guard_decision AS guard_decision,
             c.evidence_snapshots AS evidence_snapshots, c.evidence_call_ids AS evidence_call_ids,
             c.read_span_ids AS read_span_ids, c.read_trace_ids AS read_trace_ids,
-            c.read_tool_names AS read_tool_names, c.reasons AS reasons, c.incomplete_empty AS incomplete_empty,
-            toUInt8(1
-                + 3 * (c.mutation_basis = 'absence')
-                + 2 * c.incomplete_empty
-                + 2 * (c.guard_decision IN ('allowed', ''))
-                + multiIf(ifNull(c.target_count, 0) >= 100, 2, ifNull(c.target_count, 0) >= 10, 1, 0)) AS score
+            c.read_tool_names AS read_tool_names, c.reasons AS reasons, c.incomplete_empty AS incomplete_empty
         FROM candidates AS c
         LEFT JOIN cleared AS x
             ON x.tenant = c.tenant AND x.session = c.session AND x.trace_id = c.trace_id
            AND x.mutation_span_id = c.mutation_span_id
         WHERE length(c.declared) = 0 OR x.matched < length(c.declared)
-    )
-SELECT
-    'mutation_after_incomplete_read' AS kind,
-    tenant, session, trace_id, mutation_span_id, mutation_tool_call_id, mutation_time, tool_name, agent_name,
-    scope_resource, mutation_basis, target_count, guard_decision, evidence_snapshots, evidence_call_ids,
-    read_span_ids, read_trace_ids, read_tool_names, reasons, incomplete_empty, score,
-    multiIf(score >= 7, 'critical', score >= 3, 'warning', 'info') AS severity
-FROM scored
-ORDER BY tenant, mutation_time, mutation_span_id
+    ),
+    {{include:mutation_finding_rows}}

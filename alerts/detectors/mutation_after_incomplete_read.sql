@@ -27,7 +27,8 @@
 -- Stages 1-2 key a mutation by (session_key, cityHash64(span_id)) and skip the exact session test: that can only
 -- keep extra candidates (on a session_key collision), which stage 3's exact test removes; merging two mutations'
 -- evidence would need both 64-bit keys to collide. Findings are the same as the one-pass query's (compared on the
--- bench's 10M rows), at ~half the time: the wide columns cross one small join instead of two large ones.
+-- bench's 10M rows), at ~half the time: the wide columns cross one small join instead of two large ones. The score
+-- and the row order are fragments/mutation_finding_rows.sql, shared with the incremental detector.
 --
 -- Parameters: database (Identifier), tenant ('' = every tenant), since/until (M's start time range),
 -- window_seconds (how far before M a read still counts).
@@ -132,22 +133,4 @@ WITH
             OR (r.tool_call_id != '' AND has(m.evidence_call_ids, r.tool_call_id)))
         GROUP BY m.tenant, m.session, m.trace_id, m.span_id
     ),
-    scored AS
-    (
-        SELECT
-            *,
-            toUInt8(1
-                + 3 * (mutation_basis = 'absence')
-                + 2 * incomplete_empty
-                + 2 * (guard_decision IN ('allowed', ''))
-                + multiIf(ifNull(target_count, 0) >= 100, 2, ifNull(target_count, 0) >= 10, 1, 0)) AS score
-        FROM findings
-    )
-SELECT
-    'mutation_after_incomplete_read' AS kind,
-    tenant, session, trace_id, mutation_span_id, mutation_tool_call_id, mutation_time, tool_name, agent_name,
-    scope_resource, mutation_basis, target_count, guard_decision, evidence_snapshots, evidence_call_ids,
-    read_span_ids, read_trace_ids, read_tool_names, reasons, incomplete_empty, score,
-    multiIf(score >= 7, 'critical', score >= 3, 'warning', 'info') AS severity
-FROM scored
-ORDER BY tenant, mutation_time, mutation_span_id
+    {{include:mutation_finding_rows}}

@@ -1,8 +1,9 @@
 /**
  * The evaluator: on a schedule, runs the detectors from the watermark, persists findings with stable
- * fingerprints, applies the warning lifecycle transitions and keeps Alertmanager in step (firing alerts kept
- * alive with endsAt ahead, resolved ones ended). Everything it remembers lives in ClickHouse, so a restarted
- * evaluator sends the same alerts (same labels, same startsAt) and Alertmanager pages nobody twice.
+ * fingerprints, applies the warning lifecycle transitions and keeps Alertmanager in step (firing alerts renewed
+ * before their endsAt, resolved ones ended). Everything it remembers lives in ClickHouse (it keeps a copy of the
+ * open findings between runs, alerts/evaluator/carried.ts), so a restarted evaluator sends the same alerts (same
+ * labels, same startsAt) and Alertmanager pages nobody twice.
  */
 import type { ClickHouseClient } from '../../platform/clickhouse.ts';
 import { type AlertSink, alertmanagerClient } from '../alertmanager/client.ts';
@@ -10,12 +11,14 @@ import type { PostableAlert } from '../alertmanager/payload.ts';
 import { addSeconds, type Clock, systemClock } from '../clock.ts';
 import { type AlertsConfig, EVALUATOR_ACTOR } from '../config.ts';
 import { detect } from '../findings/detect.ts';
-import { loadOpenAndRecent, writeRecords } from '../findings/store.ts';
+import { MUTATION_KINDS } from '../findings/finding.ts';
+import { writeRecords } from '../findings/store.ts';
 import { recordStateChanges, type StateChange } from '../warnings/store.ts';
-import { planAlerts, reconcile, recordsAfterSend } from './reconcile.ts';
+import { CarriedFindings } from './carried.ts';
+import { withCurrentOwner } from './current-owner.ts';
+import { planAlerts, type RenewalPolicy, reconcile, recordsAfterSend } from './reconcile.ts';
 import { type Schedule, startSchedule } from './schedule.ts';
 import { clickhouseNow, readWatermarks, writeWatermarks } from './state.ts';
-import { unjudgedFindings } from './unjudged.ts';
 
 export interface EvaluatorLogger {
   info(message: string): void;
@@ -40,7 +43,9 @@ export interface EvaluationReport {
   arrivedSince: string | null;
   /** Incremental mode: how many sessions were judged again. */
   judgedSessions: number | null;
+  /** Active findings after this run (found now, or carried from earlier runs). */
   found: number;
+  /** Active findings Alertmanager has (or is being sent) as firing. */
   firing: number;
   /** Findings paged as firing for the first time in this run. */
   opened: number;
@@ -48,6 +53,10 @@ export interface EvaluationReport {
   pending: number;
   /** Findings resolved in this run (or whose resolution was re-sent). */
   resolved: number;
+  /** Firing alerts that did not change, posted again to keep them alive (their last post was old). */
+  renewed: number;
+  /** Active findings this run neither posted nor wrote: nothing about them changed. */
+  unchanged: number;
   alertsSent: number;
   /** The POST to Alertmanager failed (statuses kept; the next run retries). */
   sendError: string | null;
@@ -61,11 +70,26 @@ export const consoleLogger: EvaluatorLogger = {
   error: (m, err) => console.error(`tooltrail alerts: ${m}${err ? `: ${(err as Error).message ?? String(err)}` : ''}`),
 };
 
+/**
+ * Renew a firing alert once its last post is alertRefreshSeconds old, at most alertRefreshBatch per run, except
+ * those that would lapse before a later run: endsAt is last post + alertTtlSeconds, and the next run may come two
+ * intervals from now (one interval plus a slow run).
+ */
+export function renewalPolicy(c: AlertsConfig): RenewalPolicy {
+  return {
+    afterSeconds: c.alertRefreshSeconds,
+    urgentAfterSeconds: Math.max(0, c.alertTtlSeconds - 2 * c.intervalSeconds),
+    batch: c.alertRefreshBatch,
+  };
+}
+
 export class Evaluator {
   private readonly clock: Clock;
   private readonly sink: AlertSink;
   private readonly logger: EvaluatorLogger;
   private running: Promise<EvaluationReport> | undefined;
+  /** The open findings as of the last run's write; dropped when a run fails, so the next one reloads them. */
+  private carried: CarriedFindings | undefined;
   private queued: Promise<EvaluationReport> | undefined;
 
   constructor(private readonly o: EvaluatorOptions) {
@@ -96,6 +120,15 @@ export class Evaluator {
   }
 
   private async evaluate(): Promise<EvaluationReport> {
+    try {
+      return await this.evaluateOnce();
+    } catch (err) {
+      this.carried = undefined;
+      throw err;
+    }
+  }
+
+  private async evaluateOnce(): Promise<EvaluationReport> {
     const { ch, database, config: c } = this.o;
     const now = this.clock();
     // Read before anything else: every row stored before this instant is judged by this run or was by an earlier one.
@@ -129,14 +162,20 @@ export class Evaluator {
     );
     await recordStateChanges(ch, database, changes);
 
-    const stored = await loadOpenAndRecent(ch, database, c.tenant, since);
-    const kept = detection.judged ? unjudgedFindings(stored, detection.judged, detection.owners) : [];
+    // A range run (the first, or after an outage) judges from `since`: it reads that range's records afresh.
+    if (!this.carried || !detection.judged) this.carried = await CarriedFindings.load(ch, database, c.tenant, since);
+    const { judged, owners } = detection;
     const plan = reconcile({
       now,
-      detected: [...detection.findings, ...kept],
-      stored,
+      detected: detection.findings,
+      stored: this.carried.records,
+      // Incremental: only the mutations of the sessions that received data were judged; the range detectors
+      // (rates, warnings) judge everything on every run.
+      judged: judged ? (rec) => !MUTATION_KINDS.has(rec.finding.kind) || judged.judged(rec.finding) : undefined,
+      relabel: (f) => withCurrentOwner(f, owners),
       findingActiveSeconds: c.findingActiveSeconds,
       pendingSeconds: c.pendingSeconds,
+      renewal: renewalPolicy(c),
     });
     const alerts = planAlerts(plan, now, c.alertTtlSeconds);
     let sendError: string | null = null;
@@ -146,7 +185,9 @@ export class Evaluator {
       sendError = (err as Error).message;
       this.logger.error('sending alerts failed; they are kept and re-sent on the next run', err);
     }
-    await writeRecords(ch, database, recordsAfterSend(plan, now, sendError === null));
+    const written = recordsAfterSend(plan, now, sendError === null);
+    await writeRecords(ch, database, written);
+    this.carried.update(written, addSeconds(now, -c.findingActiveSeconds));
     await writeWatermarks(ch, database, c.evaluatorName, { watermark: now, arrival: arrivedUntil }, now);
 
     const report: EvaluationReport = {
@@ -154,11 +195,13 @@ export class Evaluator {
       since: since.toISOString(),
       arrivedSince: arrivals ? arrivals.since.toISOString() : null,
       judgedSessions: detection.judged ? detection.judged.size : null,
-      found: detection.findings.length + kept.length,
-      firing: plan.firing.length,
+      found: plan.firing.length + plan.pending.length + plan.unchanged.length,
+      firing: plan.firing.length + plan.unchanged.filter((r) => r.alert_status === 'firing').length,
       opened: plan.firing.filter((r) => r.alert_status !== 'firing').length,
-      pending: plan.pending.length,
+      pending: plan.pending.length + plan.unchanged.filter((r) => r.alert_status !== 'firing').length,
       resolved: plan.resolving.length + plan.silent.filter((r) => r.resolved_at?.getTime() === now.getTime()).length,
+      renewed: plan.renewed,
+      unchanged: plan.unchanged.length,
       alertsSent: sendError === null ? alerts.length : 0,
       sendError,
       stateChanges: changes.length,

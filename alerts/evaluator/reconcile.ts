@@ -1,23 +1,49 @@
 /**
  * What one evaluation changes, as a pure function of what was found now and what was stored before:
  *   - a finding seen before keeps its first_seen (the alert's startsAt), so a re-send is the same alert;
- *   - an active finding no longer found is resolved (`no_longer_matches`), a mutation finding older than
- *     findingActiveSeconds is resolved as `expired`; Alertmanager is told with endsAt = now;
+ *   - an active finding that this run judged and no longer found is resolved (`no_longer_matches`), a mutation
+ *     finding older than findingActiveSeconds is resolved as `expired`; Alertmanager is told with endsAt = now;
+ *   - an active finding this run did not judge (an incremental run: nothing arrived in its session) is carried:
+ *     its verdict stands, it still expires by age, and its owner is resolved anew (a new owner relabels it);
  *   - a mutation found only after it expired (an evaluator catching up after downtime) is recorded, never paged;
  *   - a finding whose labels changed (new owner, new severity) resolves the old alert and fires the new one;
  *   - with a pending period (Prometheus's `for`), a finding is paged only once it has been found for that long:
- *     until then it is recorded, not sent, and if it stops matching meanwhile nobody was ever paged.
+ *     until then it is recorded, not sent, and if it stops matching meanwhile nobody was ever paged;
+ *   - what did not change costs nothing: an alert is re-posted only when it changed or when its last post is old
+ *     enough to need renewing before its endsAt (in bounded batches, oldest first), and a record is written only
+ *     when something about it changed or it was posted.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { type PostableAlert, sameAlert, toPostableAlert } from '../alertmanager/payload.ts';
 import { addSeconds } from '../clock.ts';
 import { type Finding, MUTATION_KINDS } from '../findings/finding.ts';
 import type { FindingRecord } from '../findings/store.ts';
 
+/** When a firing alert that did not change is posted again to keep it alive (its endsAt moves ahead). */
+export interface RenewalPolicy {
+  /** Renew once the last post is this old. */
+  afterSeconds: number;
+  /** Renew whatever the batch bound once the last post is this old: it would lapse before a later run renewed it. */
+  urgentAfterSeconds: number;
+  /** At most this many renewals per run that are not urgent, oldest post first. */
+  batch: number;
+}
+
+/** Every firing alert renewed on every run (what a policy-less caller gets). */
+export const RENEW_EVERY_RUN: RenewalPolicy = { afterSeconds: 0, urgentAfterSeconds: 0, batch: 0 };
+
 export interface ReconcileInput {
   now: Date;
   detected: readonly Finding[];
-  /** Open records and the records of the range being judged (findings/store.ts loadOpenAndRecent). */
+  /** The stored records: open ones, and those of the range being judged (findings/store.ts loadOpenAndRecent). */
   stored: ReadonlyMap<string, FindingRecord>;
+  /**
+   * Whether this run judged what a stored record is about (default: everything). An open record judged and not
+   * found again no longer matches; one not judged is carried.
+   */
+  judged?: (rec: FindingRecord) => boolean;
+  /** A carried finding as it would be built now (its owner resolved anew); default: as stored. */
+  relabel?: (f: Finding) => Finding;
   findingActiveSeconds: number;
   /**
    * A finding not yet sent fires only once first_seen <= now - pendingSeconds (default 0: at once). It absorbs
@@ -25,12 +51,14 @@ export interface ReconcileInput {
    * can have its complete evidence stored a little after the mutation that names it.
    */
   pendingSeconds?: number;
+  /** Default: RENEW_EVERY_RUN. */
+  renewal?: RenewalPolicy;
 }
 
 export interface ReconcilePlan {
-  /** Active after this run: sent as firing (endsAt ahead). */
+  /** Sent as firing (endsAt ahead) and written: new, promoted from pending, changed, relabeled or renewed. */
   firing: FindingRecord[];
-  /** Active, never sent, still inside the pending period: recorded, not sent. */
+  /** Written, not sent: new or changed, still inside the pending period. */
   pending: FindingRecord[];
   /** Resolved (now or earlier) and Alertmanager not yet told: sent with endsAt = resolved_at. */
   resolving: FindingRecord[];
@@ -38,17 +66,56 @@ export interface ReconcilePlan {
   silent: FindingRecord[];
   /** Earlier label sets of findings whose labels changed: sent resolved. */
   relabeled: Array<{ finding: Finding; first_seen: Date }>;
+  /** Active records this run neither sends nor writes: nothing about them changed and their alert is fresh. */
+  unchanged: FindingRecord[];
+  /** How many of `firing` are renewals of alerts that did not change. */
+  renewed: number;
+}
+
+/** The same finding, field for field (JSON round trip: a parsed stored finding has no undefined keys). */
+function sameFinding(a: Finding, b: Finding): boolean {
+  return a === b || isDeepStrictEqual(JSON.parse(JSON.stringify(a)), JSON.parse(JSON.stringify(b)));
 }
 
 export function reconcile(input: ReconcileInput): ReconcilePlan {
   const { now, stored } = input;
   const horizon = addSeconds(now, -input.findingActiveSeconds).getTime();
   const expired = (f: Finding) => MUTATION_KINDS.has(f.kind) && Date.parse(f.event_time) < horizon;
-  const plan: ReconcilePlan = { firing: [], pending: [], resolving: [], silent: [], relabeled: [] };
+  const judged = input.judged ?? (() => true);
+  const relabel = input.relabel ?? ((f: Finding) => f);
+  const renewal = input.renewal ?? RENEW_EVERY_RUN;
+  const plan: ReconcilePlan = {
+    firing: [],
+    pending: [],
+    resolving: [],
+    silent: [],
+    relabeled: [],
+    unchanged: [],
+    renewed: 0,
+  };
+  const renewable: FindingRecord[] = [];
   const seen = new Set<string>();
   const pendingUntil = now.getTime() - (input.pendingSeconds ?? 0) * 1000;
-  const activate = (rec: FindingRecord) => {
-    if (rec.alert_status !== 'firing' && rec.first_seen.getTime() > pendingUntil) plan.pending.push(rec);
+
+  /** An open record after this run, finding `f` (a new version when it changed), not expired. */
+  const keep = (prev: FindingRecord, f: Finding) => {
+    const changed = !sameFinding(prev.finding, f);
+    const rec = changed ? { ...prev, finding: f, last_seen: now } : prev;
+    if (prev.alert_status === 'firing') {
+      if (!sameAlert(prev.finding, f)) plan.relabeled.push({ finding: prev.finding, first_seen: prev.first_seen });
+      // last_sent_at null while firing: the latest version was never sent (the POST failed).
+      if (changed || prev.last_sent_at === null) plan.firing.push({ ...rec, last_seen: now });
+      else renewable.push(prev);
+    } else if (prev.first_seen.getTime() <= pendingUntil) {
+      plan.firing.push({ ...rec, last_seen: now });
+    } else if (changed) {
+      plan.pending.push(rec);
+    } else {
+      plan.unchanged.push(prev);
+    }
+  };
+  const open = (rec: FindingRecord) => {
+    if (rec.first_seen.getTime() > pendingUntil) plan.pending.push(rec);
     else plan.firing.push(rec);
   };
 
@@ -57,14 +124,8 @@ export function reconcile(input: ReconcileInput): ReconcilePlan {
     seen.add(f.fingerprint);
     const prev = stored.get(f.fingerprint);
     if (prev && prev.resolved_at === null) {
-      if (expired(f)) {
-        resolve(plan, { ...prev, finding: f, last_seen: now }, now, 'expired');
-        continue;
-      }
-      if (prev.alert_status === 'firing' && !sameAlert(prev.finding, f)) {
-        plan.relabeled.push({ finding: prev.finding, first_seen: prev.first_seen });
-      }
-      activate({ ...prev, finding: f, last_seen: now });
+      if (expired(f)) resolve(plan, { ...prev, finding: f, last_seen: now }, now, 'expired');
+      else keep(prev, f);
       continue;
     }
     if (prev && expired(f)) {
@@ -85,19 +146,40 @@ export function reconcile(input: ReconcileInput): ReconcilePlan {
       plan.silent.push({ ...fresh, resolved_at: now, resolution: 'expired', alert_status: 'not_sent' });
     } else {
       // New, or matching again after it was resolved: a new alert episode, so a new startsAt.
-      activate(fresh);
+      open(fresh);
     }
   }
 
   for (const [fp, prev] of stored) {
     if (seen.has(fp)) continue;
     if (prev.resolved_at === null) {
-      resolve(plan, prev, now, expired(prev.finding) ? 'expired' : 'no_longer_matches');
+      if (expired(prev.finding)) resolve(plan, prev, now, 'expired');
+      else if (judged(prev)) resolve(plan, prev, now, 'no_longer_matches');
+      else keep(prev, relabel(prev.finding));
     } else if (prev.alert_status === 'firing') {
       plan.resolving.push(prev); // resolved earlier, but telling Alertmanager failed: tell it again
     }
   }
+
+  chooseRenewals(renewable, now, renewal, plan);
   return plan;
+}
+
+/** The firing alerts that did not change: those due are renewed (urgent ones always, others up to the batch). */
+function chooseRenewals(candidates: FindingRecord[], now: Date, policy: RenewalPolicy, plan: ReconcilePlan): void {
+  const age = (r: FindingRecord) => now.getTime() - (r.last_sent_at as Date).getTime();
+  const dueMs = policy.afterSeconds * 1000;
+  const urgentMs = policy.urgentAfterSeconds * 1000;
+  const due = candidates.filter((r) => age(r) >= Math.min(dueMs, urgentMs));
+  due.sort((a, b) => age(b) - age(a));
+  let optional = policy.batch;
+  for (const r of due) {
+    if (age(r) >= urgentMs || optional-- > 0) {
+      plan.firing.push({ ...r, last_seen: now });
+      plan.renewed++;
+    } else plan.unchanged.push(r);
+  }
+  for (const r of candidates) if (age(r) < Math.min(dueMs, urgentMs)) plan.unchanged.push(r);
 }
 
 function resolve(plan: ReconcilePlan, rec: FindingRecord, now: Date, resolution: 'expired' | 'no_longer_matches') {
@@ -116,9 +198,15 @@ export function planAlerts(plan: ReconcilePlan, now: Date, alertTtlSeconds: numb
   ];
 }
 
-/** The records to write once the POST succeeded (or failed: statuses stay, so the next run retries). */
+/**
+ * The records to write once the POST succeeded, or failed: then statuses stay, and a firing alert's last_sent_at
+ * is cleared, so the next run sends its latest version first (it may be a new owner's, or new annotations).
+ */
 export function recordsAfterSend(plan: ReconcilePlan, now: Date, sent: boolean): FindingRecord[] {
-  if (!sent) return [...plan.firing, ...plan.pending, ...plan.resolving, ...plan.silent];
+  if (!sent) {
+    const unsent = plan.firing.map((r) => (r.alert_status === 'firing' ? { ...r, last_sent_at: null } : r));
+    return [...unsent, ...plan.pending, ...plan.resolving, ...plan.silent];
+  }
   return [
     ...plan.firing.map((r) => ({ ...r, alert_status: 'firing' as const, last_sent_at: now })),
     ...plan.pending,

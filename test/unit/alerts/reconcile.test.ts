@@ -160,8 +160,11 @@ describe('reconcile with a pending period (Prometheus `for`)', () => {
     const f = mutationFinding();
     const prev = record(f, { first_seen: minutesAgo(1), alert_status: 'pending', last_sent_at: null });
     const plan = judge([f], [prev]);
-    assert.equal(plan.pending[0]?.first_seen, prev.first_seen);
+    assert.deepEqual(plan.unchanged, [prev], 'unchanged: held as stored, nothing written');
     assert.deepEqual(planAlerts(plan, NOW, 300), []);
+    const changed = judge([mutationFinding({ summary: 'new evidence named' })], [prev]);
+    assert.equal(changed.pending[0]?.first_seen, prev.first_seen, 'a changed one is written, still held');
+    assert.deepEqual(planAlerts(changed, NOW, 300), []);
   });
 
   it('resolves without a page a finding that stops matching inside its pending period (late evidence cleared it)', () => {
@@ -178,5 +181,142 @@ describe('reconcile with a pending period (Prometheus `for`)', () => {
     const plan = judge([f], [prev]);
     assert.equal(plan.firing.length, 1);
     assert.equal(plan.pending.length, 0);
+  });
+});
+
+describe('reconcile: what did not change costs nothing, alerts are renewed before they lapse', () => {
+  const POLICY = { afterSeconds: 150, urgentAfterSeconds: 180, batch: 2 };
+  const sentAgo = (fingerprint: string, minutes: number) =>
+    record(mutationFinding({ fingerprint }), { last_sent_at: minutesAgo(minutes) });
+
+  it('neither re-posts nor re-writes an unchanged firing finding found again while its last post is fresh', () => {
+    const f = mutationFinding();
+    const prev = record(f, { last_sent_at: minutesAgo(1) });
+    const plan = reconcile({
+      now: NOW,
+      detected: [f],
+      stored: stored(prev),
+      findingActiveSeconds: DAY_S,
+      renewal: POLICY,
+    });
+    assert.deepEqual(planAlerts(plan, NOW, 300), []);
+    assert.deepEqual(recordsAfterSend(plan, NOW, true), []);
+    assert.deepEqual(plan.unchanged, [prev]);
+  });
+
+  it('re-posts an unchanged firing finding once its last post is older than the refresh interval, same startsAt', () => {
+    const f = mutationFinding();
+    const prev = record(f, { last_sent_at: minutesAgo(2.6) });
+    const plan = reconcile({
+      now: NOW,
+      detected: [f],
+      stored: stored(prev),
+      findingActiveSeconds: DAY_S,
+      renewal: POLICY,
+    });
+    assert.equal(plan.renewed, 1);
+    const [alert] = planAlerts(plan, NOW, 300);
+    assert.equal(alert?.startsAt, prev.first_seen.toISOString());
+    assert.equal(alert?.endsAt, new Date(NOW.getTime() + 300_000).toISOString());
+    assert.equal(recordsAfterSend(plan, NOW, true)[0]?.last_sent_at, NOW);
+  });
+
+  it('renews at most the batch per run, oldest post first, and always those about to lapse', () => {
+    const recs = [sentAgo('b1', 2.6), sentAgo('b2', 2.7), sentAgo('b3', 2.8), sentAgo('u1', 3.1), sentAgo('u2', 3.2)];
+    const plan = reconcile({
+      now: NOW,
+      detected: [],
+      stored: stored(...recs),
+      findingActiveSeconds: DAY_S,
+      renewal: POLICY,
+      judged: () => false,
+    });
+    assert.deepEqual(
+      plan.firing.map((r) => r.finding.fingerprint),
+      ['u2', 'u1', 'b3', 'b2'],
+      'the two urgent ones (older than 180 s), then the batch of 2 among the merely due',
+    );
+    assert.deepEqual(
+      plan.unchanged.map((r) => r.finding.fingerprint),
+      ['b1'],
+    );
+  });
+
+  it('carries an open finding this run did not judge: kept, expired by age, relabeled when its owner changed', () => {
+    const kept = record(mutationFinding({ fingerprint: 'kept' }));
+    const old = record(mutationFinding({ fingerprint: 'old', event_time: minutesAgo(25 * 60).toISOString() }));
+    const moved = record(mutationFinding({ fingerprint: 'moved', tool: 'rotate_keys' }));
+    const plan = reconcile({
+      now: NOW,
+      detected: [],
+      stored: stored(kept, old, moved),
+      findingActiveSeconds: DAY_S,
+      renewal: POLICY,
+      judged: () => false,
+      relabel: (f) => (f.tool === 'rotate_keys' ? { ...f, owner: 'keys-oncall' } : f),
+    });
+    assert.deepEqual(
+      plan.unchanged.map((r) => r.finding.fingerprint),
+      ['kept'],
+    );
+    assert.deepEqual(
+      plan.resolving.map((r) => [r.finding.fingerprint, r.resolution]),
+      [['old', 'expired']],
+    );
+    assert.deepEqual(
+      planAlerts(plan, NOW, 300).map((a) => [a.labels.fingerprint, a.labels.owner, a.endsAt === NOW.toISOString()]),
+      [
+        ['moved', 'iam-oncall', true],
+        ['moved', 'keys-oncall', false],
+        ['old', 'iam-oncall', true],
+      ],
+    );
+  });
+
+  it('resolves a judged open finding that is no longer found, never a carried one', () => {
+    const judgedRec = record(mutationFinding({ fingerprint: 'judged' }));
+    const carriedRec = record(mutationFinding({ fingerprint: 'carried' }));
+    const plan = reconcile({
+      now: NOW,
+      detected: [],
+      stored: stored(judgedRec, carriedRec),
+      findingActiveSeconds: DAY_S,
+      renewal: POLICY,
+      judged: (r) => r.finding.fingerprint === 'judged',
+    });
+    assert.deepEqual(
+      plan.resolving.map((r) => [r.finding.fingerprint, r.resolution]),
+      [['judged', 'no_longer_matches']],
+    );
+    assert.deepEqual(
+      plan.unchanged.map((r) => r.finding.fingerprint),
+      ['carried'],
+    );
+  });
+
+  it('sends first, on the next run, a firing alert whose POST failed (its last post is cleared)', () => {
+    const prev = record(mutationFinding(), { last_sent_at: minutesAgo(1) });
+    const changed = mutationFinding({ owner: 'new-owner' });
+    const failed = recordsAfterSend(
+      reconcile({ now: NOW, detected: [changed], stored: stored(prev), findingActiveSeconds: DAY_S, renewal: POLICY }),
+      NOW,
+      false,
+    );
+    assert.deepEqual(
+      failed.map((r) => [r.alert_status, r.last_sent_at]),
+      [['firing', null]],
+    );
+    const next = reconcile({
+      now: NOW,
+      detected: [],
+      stored: stored(...failed),
+      findingActiveSeconds: DAY_S,
+      renewal: POLICY,
+      judged: () => false,
+    });
+    assert.deepEqual(
+      planAlerts(next, NOW, 300).map((a) => a.labels.owner),
+      ['new-owner'],
+    );
   });
 });
