@@ -77,6 +77,16 @@ describe('alerts configuration', () => {
     );
   });
 
+  it('renews unchanged alerts at half the TTL by default, and refuses a refresh that lets an alert lapse', () => {
+    const c = alertsConfigFromEnv({}, AM, { intervalSeconds: 600 });
+    assert.equal(c.alertRefreshSeconds, 1200);
+    assert.equal(alertsConfigFromEnv({ TOOLTRAIL_ALERTS_REFRESH_BATCH: '50' }, AM).alertRefreshBatch, 50);
+    assert.throws(
+      () => alertsConfigFromEnv({ TOOLTRAIL_ALERTS_ALERT_TTL: '5m', TOOLTRAIL_ALERTS_REFRESH_INTERVAL: '270s' }, AM),
+      /alerts\.alertRefreshSeconds: plus intervalSeconds \(60\) must stay below alertTtlSeconds \(300\)/,
+    );
+  });
+
   it('parses and prints durations', () => {
     assert.equal(parseDurationSeconds('90d'), 90 * 86_400);
     assert.equal(parseDurationSeconds('1.5h'), 5400);
