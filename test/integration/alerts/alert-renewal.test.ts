@@ -38,7 +38,7 @@ const config: AlertsConfig = parseAlertsConfig({
   evaluatorName: uniqueName('renew'),
   arrivalSlackSeconds: 0,
   intervalSeconds: 10,
-  alertTtlSeconds: 120,
+  alertTtlSeconds: 600,
   alertRefreshSeconds: 60,
 });
 
@@ -160,7 +160,7 @@ describe('alert renewal', () => {
     assert.equal(unchanged.last_seen.getTime(), opened.last_seen.getTime(), 'not re-written');
     assert.equal((await inAlertmanager(fp))?.state, 'active', 'Alertmanager still holds it firing from the first post');
 
-    // 65 s after the first post (its endsAt is 120 s after it): renewed, same startsAt, endsAt moved ahead.
+    // 65 s after the first post (its endsAt is 600 s after it): renewed, same startsAt, endsAt moved ahead.
     const renewal = await runAt(65);
     assert.equal(renewal.report.renewed, 1);
     assert.deepEqual(
@@ -184,7 +184,7 @@ describe('alert renewal', () => {
       [[fp, clock.toISOString()]],
     );
     // Its endsAt is now in the past: Alertmanager resolved it (its list holds active alerts only), where the
-    // renewal alone would have kept it firing for another two minutes.
+    // renewal alone would have kept it firing for another ten minutes.
     assert.equal(await inAlertmanager(fp), undefined, 'Alertmanager no longer holds it firing');
   });
 });
