@@ -23,6 +23,7 @@ import {
 import { digestEntries, type StoredRows } from './entries.ts';
 import { LogAppender } from './log/appender.ts';
 import type { LogConfig } from './log/config.ts';
+import { kafkaWitness } from './log/kafka-witness.ts';
 import { LogStore } from './log/store.ts';
 import { fileWitness, httpWitness, type WitnessSink } from './log/witness.ts';
 import type { StoredBlocks } from './native-entries.ts';
@@ -203,6 +204,7 @@ function logAppender(ch: ClickHouseClient, database: string, chain: string, c: L
   const witnesses: WitnessSink[] = [
     ...(c.witnessDir ? [fileWitness(c.witnessDir)] : []),
     ...c.witnessUrls.map((u) => httpWitness(u)),
+    ...(c.witnessKafka ? [kafkaWitness(c.witnessKafka)] : []),
   ];
   return new LogAppender({
     store: new LogStore(ch, database),

@@ -16,11 +16,17 @@ export function registerCheckpointCommands(program: Command): void {
     .requiredOption('--name <name>', 'key name, e.g. the host that runs the log (no spaces, no "+")')
     .action(async (flags: { name: string }) => (await run()).keygen(flags));
   cmd
-    .command('verify <file>')
+    .command('verify [file]')
     .description(
-      'check a checkpoint kept elsewhere: its signature, the stored tree still holding its root, and consistency with the newest stored checkpoint (or --later)',
+      'check a checkpoint kept elsewhere (a file, or the newest of each log on the Kafka witness topic): its signature, the stored tree still holding its root, and consistency with the newest stored checkpoint (or --later)',
     )
     .option('--later <file>', 'check consistency with this later checkpoint instead of the newest stored one')
+    .option(
+      '--from-kafka',
+      'read the newest checkpoint of each log from the Kafka witness topic (--topic, else TOOLTRAIL_WITNESS_KAFKA_TOPIC)',
+    )
+    .option('--topic <topic>', 'the Kafka witness topic (with --from-kafka)')
+    .option('--tenant <tenant>', "with --from-kafka: only this tenant's logs")
     .option(
       '--key <verifier>',
       'a trusted verifier key (repeatable; default TOOLTRAIL_CHECKPOINT_VERIFIERS)',
@@ -28,7 +34,16 @@ export function registerCheckpointCommands(program: Command): void {
       [],
     )
     .option('--json', 'print the verdict as JSON')
-    .action(async (file: string, flags: { later?: string; key: string[]; json?: boolean }) =>
+    .action(async (file: string | undefined, flags: CheckpointVerifyFlags) =>
       (await run()).verifyCheckpoint(file, flags),
     );
+}
+
+export interface CheckpointVerifyFlags {
+  later?: string;
+  fromKafka?: boolean;
+  topic?: string;
+  tenant?: string;
+  key: string[];
+  json?: boolean;
 }

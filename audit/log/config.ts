@@ -4,6 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { loadConnectionSettings } from '../../platform/connections.ts';
+import type { KafkaWitnessConfig } from './kafka-witness.ts';
 import { type NoteSigner, type NoteVerifier, parseSigner, parseVerifier } from './note.ts';
 
 export const DEFAULT_CHECKPOINT_EVERY_ROWS = 10_000;
@@ -22,6 +24,8 @@ export interface LogConfig {
   /** Witness sinks: a directory for the file sink, URLs for HTTP sinks. */
   witnessDir?: string | undefined;
   witnessUrls: string[];
+  /** A Kafka topic witness (TOOLTRAIL_WITNESS_KAFKA_TOPIC) on the pipeline's brokers. */
+  witnessKafka?: KafkaWitnessConfig | undefined;
 }
 
 export function defaultLogConfig(): LogConfig {
@@ -46,6 +50,10 @@ const Env = z.object({
     .optional(),
   TOOLTRAIL_WITNESS_DIR: z.string().min(1).optional(),
   TOOLTRAIL_WITNESS_URLS: z.string().min(1).optional(),
+  TOOLTRAIL_WITNESS_KAFKA_TOPIC: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,249}$/, 'must be a Kafka topic name: 1-249 characters of [A-Za-z0-9._-]')
+    .optional(),
   TOOLTRAIL_CHECKPOINT_VERIFIERS: z.string().min(1).optional(),
 });
 
@@ -54,7 +62,13 @@ export class LogConfigError extends Error {}
 function envProblems(env: NodeJS.ProcessEnv): { e: z.infer<typeof Env>; problems: string[] } {
   const parsed = Env.safeParse(env);
   if (parsed.success) return { e: parsed.data, problems: [] };
-  return { e: {}, problems: parsed.error.issues.map((i) => `${String(i.path[0])} ${i.message}`) };
+  // The keys that are valid still count, so the checks below name their problems too.
+  const bad = new Set(parsed.error.issues.map((i) => String(i.path[0])));
+  const good = Object.fromEntries(Object.entries(env).filter(([k]) => k in Env.shape && !bad.has(k)));
+  return {
+    e: Env.parse(good),
+    problems: parsed.error.issues.map((i) => `${String(i.path[0])} ${i.message}`),
+  };
 }
 
 /** The log configuration from the environment; every bad key reported at once, each by name. */
@@ -79,6 +93,9 @@ export function logConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LogConfi
     .filter(Boolean);
   for (const u of urls)
     if (!/^https?:\/\/\S+$/.test(u)) problems.push(`TOOLTRAIL_WITNESS_URLS: ${u} is not an http(s) URL`);
+  const witnessKafka = e.TOOLTRAIL_WITNESS_KAFKA_TOPIC
+    ? kafkaWitnessOf(e.TOOLTRAIL_WITNESS_KAFKA_TOPIC, env)
+    : undefined;
   if (problems.length > 0) throw new LogConfigError(`invalid audit log configuration: ${problems.join('; ')}`);
   return {
     enabled: !(e.TOOLTRAIL_AUDIT_LOG === 'false' || e.TOOLTRAIL_AUDIT_LOG === '0'),
@@ -88,7 +105,14 @@ export function logConfigFromEnv(env: NodeJS.ProcessEnv = process.env): LogConfi
     origin: e.TOOLTRAIL_LOG_ORIGIN ?? d.origin,
     witnessDir: e.TOOLTRAIL_WITNESS_DIR,
     witnessUrls: urls,
+    witnessKafka,
   };
+}
+
+/** The Kafka witness on the pipeline's own brokers and security settings (platform/connections.ts). */
+export function kafkaWitnessOf(topic: string, env: NodeJS.ProcessEnv = process.env): KafkaWitnessConfig {
+  const k = loadConnectionSettings(env).kafka;
+  return { topic, brokers: k.brokers, security: k.security };
 }
 
 /** Trusted checkpoint keys: `--key` values, else TOOLTRAIL_CHECKPOINT_VERIFIERS (comma or newline separated). */

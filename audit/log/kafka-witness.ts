@@ -1,0 +1,105 @@
+/**
+ * A Kafka topic as a witness sink: every signed checkpoint is produced to it (key `<tenant>/<log>`, value the note),
+ * acknowledged by every in-sync replica, so a copy lives where database writers cannot reach. The topic keeps the
+ * history (no compaction: a later forged note cannot replace an earlier one); `latestWitnessed` reads it to its end
+ * and returns the newest note of each log for `tooltrail checkpoint verify --from-kafka`. Only platform/kafka is used.
+ */
+import { randomUUID } from 'node:crypto';
+import {
+  createIdempotentProducer,
+  createKafkaClient,
+  createSimpleConsumer,
+  ensureTopics,
+  fetchConsumerLag,
+  type KafkaClient,
+  type KafkaSecurity,
+} from '../../platform/kafka/index.ts';
+import type { PublishedCheckpoint, WitnessSink } from './witness.ts';
+
+export interface KafkaWitnessConfig {
+  topic: string;
+  brokers: string[];
+  security?: KafkaSecurity | undefined;
+}
+
+const client = (c: KafkaWitnessConfig, id: string): KafkaClient =>
+  createKafkaClient({
+    brokers: c.brokers,
+    clientId: id,
+    ...(c.security ? { security: c.security } : {}),
+    retries: 2,
+    quiet: true,
+  });
+
+/** Connects per checkpoint (one a minute by default): nothing stays open between them, nothing to close. */
+export function kafkaWitness(c: KafkaWitnessConfig): WitnessSink {
+  let topicReady = false;
+  return {
+    name: `kafka:${c.topic}`,
+    async publish(cp) {
+      const kafka = client(c, 'tooltrail-witness');
+      if (!topicReady) {
+        await ensureTopics(kafka, [{ topic: c.topic, numPartitions: 1 }]);
+        topicReady = true;
+      }
+      const producer = createIdempotentProducer(kafka, { retries: 2 });
+      await producer.connect();
+      try {
+        await producer.send(c.topic, [
+          {
+            key: `${cp.tenant}/${cp.log}`,
+            value: Buffer.from(cp.note, 'utf8'),
+            headers: { 'tooltrail-tenant': cp.tenant, 'tooltrail-log': cp.log, 'tooltrail-size': String(cp.size) },
+          },
+        ]);
+      } finally {
+        await producer.disconnect();
+      }
+    },
+  };
+}
+
+export class KafkaWitnessError extends Error {}
+
+const header = (v: Buffer | string | undefined) => (v === undefined ? '' : v.toString());
+
+/** Reads the topic to its current end; the newest note of each (tenant, log), by offset. */
+export async function latestWitnessed(
+  c: KafkaWitnessConfig,
+  timeoutMs = 30_000,
+): Promise<Map<string, PublishedCheckpoint>> {
+  const kafka = client(c, 'tooltrail-witness-reader');
+  const group = `tooltrail-witness-reader-${randomUUID()}`;
+  const ends = await fetchConsumerLag(kafka, group, c.topic).catch((err: Error) => {
+    throw new KafkaWitnessError(`cannot read witness topic ${c.topic}: ${err.message}`);
+  });
+  const latest = new Map<string, PublishedCheckpoint>();
+  const pending = new Map(ends.filter((e) => e.lag > 0).map((e) => [e.partition, Number(e.highWatermark) - 1]));
+  if (pending.size === 0) return latest;
+  const consumer = await createSimpleConsumer(kafka, group, c.topic);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new KafkaWitnessError(`witness topic ${c.topic} not read to its end within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      timer.unref();
+      consumer
+        .run(async (m) => {
+          const tenant = header(m.headers['tooltrail-tenant']);
+          const log = header(m.headers['tooltrail-log']);
+          const size = Number(header(m.headers['tooltrail-size']));
+          if (tenant && log && m.value) latest.set(`${tenant}/${log}`, { tenant, log, size, note: m.value.toString() });
+          if (Number(m.offset) >= (pending.get(m.partition) ?? Number.POSITIVE_INFINITY)) pending.delete(m.partition);
+          if (pending.size === 0) {
+            clearTimeout(timer);
+            resolve();
+          }
+        })
+        .catch(reject);
+    });
+  } finally {
+    await consumer.disconnect();
+  }
+  return latest;
+}
