@@ -11,6 +11,7 @@ import { isLoopback } from '../platform/auth/loopback.ts';
 import { splitTokenList, type TokenEntry } from '../platform/auth/tokens.ts';
 import { loadConnectionSettings } from '../platform/connections.ts';
 import { type KafkaSecurity, kafkaSecurityProblems, SASL_MECHANISMS } from '../platform/kafka/security.ts';
+import { KAFKA_CLIENTS, type KafkaClientKind } from '../platform/kafka/types.ts';
 import { Secret } from '../platform/secret.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, METRICS_TOKEN_ENV, TOKENS_ENV } from './endpoint.ts';
 
@@ -130,6 +131,8 @@ export interface CollectorConfig {
     tls: KafkaSecurity['tls'];
     /** SASL: `mechanism` (none, plain, scram-sha-256, scram-sha-512), `username`, `password`. Default from TOOLTRAIL_KAFKA_SASL_*. */
     sasl: KafkaSecurity['sasl'];
+    /** The client library: `kafkajs` or `platformatic` (@platformatic/kafka). Default from TOOLTRAIL_KAFKA_CLIENT. */
+    client: KafkaClientKind;
   };
 }
 
@@ -170,6 +173,7 @@ export function defaultCollectorConfig(env: NodeJS.ProcessEnv = process.env): Co
       topicPartitions: DEFAULT_TOPIC_PARTITIONS,
       tls: kafka.security.tls,
       sasl: kafka.security.sasl,
+      client: kafka.client,
     },
   };
 }
@@ -237,6 +241,7 @@ const Schema = z.strictObject({
       username: z.string(),
       password: z.instanceof(Secret, { error: 'must be a string' }),
     }),
+    client: z.enum(KAFKA_CLIENTS, { error: `must be one of ${KAFKA_CLIENTS.join(', ')}` }),
   }),
 });
 

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { TENANT_REGEX, TENANT_RULE } from '../contract/ids.ts';
 import { type ClickHouseTls, loadConnectionSettings } from '../platform/connections.ts';
 import { type KafkaSecurity, kafkaSecurityIssues, SASL_MECHANISMS } from '../platform/kafka/security.ts';
+import { KAFKA_CLIENTS, type KafkaClientKind } from '../platform/kafka/types.ts';
 import { Secret } from '../platform/secret.ts';
 import { DEFAULT_DATABASE } from '../schema/config.ts';
 
@@ -59,6 +60,8 @@ export interface IngestConfig {
     tls: KafkaSecurity['tls'];
     /** SASL (TOOLTRAIL_KAFKA_SASL_*): `mechanism`, `username`, `password`. */
     sasl: KafkaSecurity['sasl'];
+    /** The client library (TOOLTRAIL_KAFKA_CLIENT): `kafkajs` or `platformatic` (@platformatic/kafka). */
+    client: KafkaClientKind;
   };
   clickhouse: {
     url: string;
@@ -125,6 +128,7 @@ export function defaultIngestConfig(env: NodeJS.ProcessEnv = process.env): Inges
       sessionTimeoutMs: DEFAULT_SESSION_TIMEOUT_MS,
       tls: svc.kafka.security.tls,
       sasl: svc.kafka.security.sasl,
+      client: svc.kafka.client,
     },
     clickhouse: {
       url: svc.clickhouse.url,
@@ -171,6 +175,7 @@ export const IngestConfigSchema = z
         keyFile: z.string().optional(),
       }),
       sasl: z.object({ mechanism: z.enum(SASL_MECHANISMS), username: z.string(), password: z.instanceof(Secret) }),
+      client: z.enum(KAFKA_CLIENTS, { error: `must be one of ${KAFKA_CLIENTS.join(', ')}` }),
     }),
     clickhouse: z.object({
       url: z.url(),

@@ -43,6 +43,7 @@ export async function startIngest(config: IngestConfig, options: StartIngestOpti
     brokers: config.kafka.brokers,
     clientId: config.kafka.clientId,
     security: { tls: config.kafka.tls, sasl: config.kafka.sasl },
+    client: config.kafka.client,
     quiet: true,
   });
   if (config.kafka.createTopics) {
@@ -97,7 +98,7 @@ export async function startIngest(config: IngestConfig, options: StartIngestOpti
     crashed = reject;
   });
   consumer.onCrash((error, restart) => {
-    log(`consumer crashed${restart ? ' (kafkajs restarts it)' : ''}: ${error.message}`);
+    log(`consumer crashed${restart ? ' (it restarts itself)' : ''}: ${error.message}`);
     if (!restart) crashed(error);
   });
 

@@ -7,7 +7,9 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { ConfigError } from './config-error.ts';
+import { DEFAULT_KAFKA_CLIENT } from './kafka/choice.ts';
 import { type KafkaSecurity, kafkaSecurityFromEnv } from './kafka/security.ts';
+import { KAFKA_CLIENTS, type KafkaClientKind } from './kafka/types.ts';
 import { Secret } from './secret.ts';
 
 export const DEFAULT_KAFKA_PORT = 9092;
@@ -38,6 +40,8 @@ export interface ConnectionSettings {
     clusterPortBase: number;
     /** TLS and SASL to the brokers (TOOLTRAIL_KAFKA_TLS*, TOOLTRAIL_KAFKA_SASL_*). */
     security: KafkaSecurity;
+    /** The client library (TOOLTRAIL_KAFKA_CLIENT). */
+    client: KafkaClientKind;
   };
   clickhouse: {
     mode: ServiceMode;
@@ -58,6 +62,9 @@ export const ConnectionEnvSchema = z.object({
   TOOLTRAIL_KAFKA_PORT: port.default(DEFAULT_KAFKA_PORT),
   TOOLTRAIL_KAFKA_BROKER_COUNT: z.coerce.number().int().min(1).max(MAX_LOCAL_KAFKA_BROKERS).default(1),
   TOOLTRAIL_KAFKA_CLUSTER_PORT_BASE: port.optional(),
+  TOOLTRAIL_KAFKA_CLIENT: z
+    .enum(KAFKA_CLIENTS, { error: `must be one of ${KAFKA_CLIENTS.join(', ')}` })
+    .default(DEFAULT_KAFKA_CLIENT),
   TOOLTRAIL_CLICKHOUSE_URL: z.url().optional(),
   TOOLTRAIL_CLICKHOUSE_PORT: port.default(DEFAULT_CLICKHOUSE_PORT),
   TOOLTRAIL_CLICKHOUSE_USER: z.string().default('default'),
@@ -162,6 +169,7 @@ export function connectionSettingsOf(e: ConnectionEnv, extras: ConnectionExtras)
       brokerCount: e.TOOLTRAIL_KAFKA_BROKER_COUNT,
       clusterPortBase,
       security: extras.kafkaSecurity,
+      client: e.TOOLTRAIL_KAFKA_CLIENT,
     },
     clickhouse: {
       mode: e.TOOLTRAIL_CLICKHOUSE_URL ? 'external' : 'local',

@@ -44,9 +44,9 @@ export interface KafkaSinkObserver {
 export interface KafkaSinkOptions {
   config: CollectorConfig['kafka'];
   observer?: KafkaSinkObserver;
-  /** Silence kafkajs' own error log (tests that stop a broker on purpose). */
+  /** Silence the Kafka client's own error log (tests that stop a broker on purpose). */
   quiet?: boolean;
-  /** Unit tests pass fakes; by default a kafkajs client is built from `config`. */
+  /** Unit tests pass fakes; by default a client of `config.client` is built from `config`. */
   createProducer?: () => Producer;
   probe?: () => Promise<boolean>;
 }
@@ -75,6 +75,7 @@ export function createKafkaSink(options: KafkaSinkOptions): KafkaSpanSink {
     brokers: cfg.brokers,
     clientId: cfg.clientId,
     security: { tls: cfg.tls, sasl: cfg.sasl },
+    client: cfg.client,
     connectionTimeoutMs: 1_000,
     requestTimeoutMs: Math.max(cfg.sendTimeoutMs, 1_000),
     retries: 2,
@@ -98,6 +99,7 @@ export function createKafkaSink(options: KafkaSinkOptions): KafkaSpanSink {
         brokers: cfg.brokers,
         clientId: `${cfg.clientId}-readiness`,
         security: { tls: cfg.tls, sasl: cfg.sasl },
+        client: cfg.client,
         connectionTimeoutMs: 1_000,
         requestTimeoutMs: 2_000,
         retries: 0,

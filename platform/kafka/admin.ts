@@ -1,111 +1,29 @@
-import type { KafkaClient } from './client.ts';
-import { explained } from './errors.ts';
+/** Topic and cluster administration, whichever client `kafka` is. */
+import type { KafkaClient, PartitionState, TopicSpec } from './types.ts';
 
-export interface TopicSpec {
-  topic: string;
-  numPartitions?: number;
-  replicationFactor?: number;
-  configEntries?: { name: string; value: string }[];
-}
-
-/** Replication factor when a topic names none: 3 on a cluster of 3 or more brokers (survives one loss), else all. */
-export function defaultReplicationFactor(brokers: number): number {
-  return Math.max(1, Math.min(3, brokers));
-}
+export { defaultReplicationFactor } from './replication.ts';
 
 /** Creates the topics that do not exist yet; existing ones are left as they are. */
-export async function ensureTopics(kafka: KafkaClient, topics: TopicSpec[]): Promise<void> {
-  const admin = kafka.admin();
-  await explained(() => admin.connect());
-  try {
-    const existing = new Set(await admin.listTopics());
-    const missing = topics.filter((t) => !existing.has(t.topic));
-    if (missing.length > 0) {
-      const rf = missing.every((t) => t.replicationFactor !== undefined)
-        ? 1
-        : defaultReplicationFactor((await admin.describeCluster()).brokers.length);
-      await admin.createTopics({
-        waitForLeaders: true,
-        topics: missing.map((t) => ({
-          topic: t.topic,
-          numPartitions: t.numPartitions ?? 1,
-          replicationFactor: t.replicationFactor ?? rf,
-          configEntries: t.configEntries ?? [],
-        })),
-      });
-    }
-  } finally {
-    await admin.disconnect();
-  }
-}
+export const ensureTopics = (kafka: KafkaClient, topics: TopicSpec[]): Promise<void> => kafka.ensureTopics(topics);
 
-export async function deleteTopics(kafka: KafkaClient, topics: string[]): Promise<void> {
-  const admin = kafka.admin();
-  await explained(() => admin.connect());
-  try {
-    await admin.deleteTopics({ topics });
-  } finally {
-    await admin.disconnect();
-  }
-}
+export const deleteTopics = (kafka: KafkaClient, topics: string[]): Promise<void> => kafka.deleteTopics(topics);
 
 /** The cluster id and broker count, or an error naming why the cluster is unreachable. */
-export async function describeCluster(kafka: KafkaClient): Promise<{ clusterId: string; brokers: number }> {
-  const admin = kafka.admin();
-  await explained(() => admin.connect());
-  try {
-    const d = await admin.describeCluster();
-    return { clusterId: d.clusterId, brokers: d.brokers.length };
-  } finally {
-    await admin.disconnect();
-  }
-}
-
-export interface PartitionState {
-  partition: number;
-  leader: number;
-  replicas: number[];
-  isr: number[];
-}
+export const describeCluster = (kafka: KafkaClient): Promise<{ clusterId: string; brokers: number }> =>
+  kafka.describeCluster();
 
 /** Leader, replicas and in-sync replicas of each partition of `topic`, from fresh metadata. */
-export async function partitionStates(kafka: KafkaClient, topic: string): Promise<PartitionState[]> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const md = await admin.fetchTopicMetadata({ topics: [topic] });
-    return (md.topics[0]?.partitions ?? [])
-      .map((p) => ({ partition: p.partitionId, leader: p.leader, replicas: p.replicas, isr: p.isr }))
-      .sort((a, b) => a.partition - b.partition);
-  } finally {
-    await admin.disconnect();
-  }
-}
+export const partitionStates = (kafka: KafkaClient, topic: string): Promise<PartitionState[]> =>
+  kafka.partitionStates(topic);
 
 /** Moves one partition onto `replicas` (the first is the preferred leader) with the AlterPartitionReassignments API. */
-export async function reassignPartition(
+export const reassignPartition = (
   kafka: KafkaClient,
   topic: string,
   partition: number,
   replicas: number[],
-): Promise<void> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    await admin.alterPartitionReassignments({ topics: [{ topic, partitionAssignment: [{ partition, replicas }] }] });
-  } finally {
-    await admin.disconnect();
-  }
-}
+): Promise<void> => kafka.reassignPartition(topic, partition, replicas);
 
 /** Partitions of `topic` whose reassignment the controller has not finished. */
-export async function reassignmentsInProgress(kafka: KafkaClient, topic: string): Promise<number[]> {
-  const admin = kafka.admin();
-  await admin.connect();
-  try {
-    const r = await admin.listPartitionReassignments({});
-    return r.topics.filter((t) => t.topic === topic).flatMap((t) => t.partitions.map((p) => p.partitionIndex));
-  } finally {
-    await admin.disconnect();
-  }
-}
+export const reassignmentsInProgress = (kafka: KafkaClient, topic: string): Promise<number[]> =>
+  kafka.reassignmentsInProgress(topic);

@@ -1,8 +1,14 @@
-/** Our one Kafka module. Nothing outside platform/kafka/ imports kafkajs. */
+/**
+ * Our one Kafka module: callers see types.ts only. Nothing outside platform/kafka/kafkajs/ imports kafkajs, nothing
+ * outside platform/kafka/platformatic/ imports @platformatic/kafka.
+ */
 export * from './admin.ts';
+export * from './choice.ts';
 export * from './client.ts';
 export * from './consumer.ts';
 export * from './errors.ts';
 export * from './message-id.ts';
 export * from './producer.ts';
 export * from './security.ts';
+export * from './tls.ts';
+export * from './types.ts';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import kafkajs from 'kafkajs';
-import { createKeyPartitioner } from '../../../platform/kafka/partitioner.ts';
+import { createKeyPartitioner } from '../../../platform/kafka/kafkajs/partitioner.ts';
 
 const partitionMetadata = (n: number) =>
   Array.from({ length: n }, (_, i) => ({

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import '../../../platform/kafka/index.ts';
-import { encodeRecord, kafkajsEncodeRecord } from '../../../platform/kafka/record.ts';
+import { encodeRecord, kafkajsEncodeRecord } from '../../../platform/kafka/kafkajs/record.ts';
 
 const bytes = (e: { buf: Buffer; offset: number }) => e.buf.subarray(0, e.offset);
 

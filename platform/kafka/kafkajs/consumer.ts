@@ -1,0 +1,117 @@
+import { explained } from '../errors.ts';
+import type { BatchConsumer, BatchConsumerOptions, BatchMessage, PartitionLag, SimpleConsumer } from '../types.ts';
+import type { Kafkajs } from './client.ts';
+
+/** A consumer-group member reading `topic` from the beginning. The ingest builds its own batch consumer. */
+export async function createSimpleConsumer(kafka: Kafkajs, groupId: string, topic: string): Promise<SimpleConsumer> {
+  const consumer = kafka.consumer({ groupId });
+  await explained(() => consumer.connect());
+  await consumer.subscribe({ topic, fromBeginning: true });
+  return {
+    async run(onMessage) {
+      await consumer.run({
+        eachMessage: async ({ topic: t, partition, message }) => {
+          const headers: Record<string, Buffer | string | undefined> = {};
+          for (const [k, v] of Object.entries(message.headers ?? {})) headers[k] = Array.isArray(v) ? v[0] : v;
+          await onMessage({
+            topic: t,
+            partition,
+            offset: message.offset,
+            key: message.key,
+            value: message.value,
+            headers,
+          });
+        },
+      });
+    },
+    disconnect: () => consumer.disconnect(),
+  };
+}
+
+function headersOf(raw: Record<string, unknown> | undefined): Record<string, Buffer | string | undefined> {
+  const headers: Record<string, Buffer | string | undefined> = {};
+  for (const [k, v] of Object.entries(raw ?? {})) {
+    const one = Array.isArray(v) ? v[0] : v;
+    headers[k] = Buffer.isBuffer(one) || typeof one === 'string' ? one : undefined;
+  }
+  return headers;
+}
+
+/** A consumer-group member that hands whole fetched batches to its handler, with manual offset control. */
+export async function createBatchConsumer(kafka: Kafkajs, options: BatchConsumerOptions): Promise<BatchConsumer> {
+  const consumer = kafka.consumer({
+    groupId: options.groupId,
+    ...(options.minBytes !== undefined ? { minBytes: options.minBytes } : {}),
+    ...(options.maxWaitTimeMs !== undefined ? { maxWaitTimeInMs: options.maxWaitTimeMs } : {}),
+    ...(options.maxBytesPerPartition !== undefined ? { maxBytesPerPartition: options.maxBytesPerPartition } : {}),
+    ...(options.maxBytes !== undefined ? { maxBytes: options.maxBytes } : {}),
+    ...(options.sessionTimeoutMs !== undefined ? { sessionTimeout: options.sessionTimeoutMs } : {}),
+    ...(options.heartbeatIntervalMs !== undefined ? { heartbeatInterval: options.heartbeatIntervalMs } : {}),
+  });
+  const topic = options.topic;
+  await explained(() => consumer.connect());
+  await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
+  return {
+    async run(onBatch) {
+      await consumer.run({
+        autoCommit: false,
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently: options.partitionsConcurrently ?? 1,
+        eachBatch: async ({ batch, heartbeat, resolveOffset, isRunning, isStale }) => {
+          const messages: BatchMessage[] = batch.messages.map((m) => ({
+            topic: batch.topic,
+            partition: batch.partition,
+            offset: m.offset,
+            timestamp: m.timestamp,
+            key: m.key,
+            value: m.value,
+            size: (m.key?.length ?? 0) + (m.value?.length ?? 0),
+            headers: headersOf(m.headers as Record<string, unknown> | undefined),
+          }));
+          await onBatch(
+            { topic: batch.topic, partition: batch.partition, highWatermark: batch.highWatermark, messages },
+            { isActive: () => isRunning() && !isStale(), heartbeat, markFetched: (o) => resolveOffset(o) },
+          );
+        },
+      });
+    },
+    async commit(partition, nextOffset) {
+      await consumer.commitOffsets([{ topic, partition, offset: nextOffset }]);
+    },
+    pause: (partitions) => consumer.pause([{ topic, partitions }]),
+    resume: (partitions) => consumer.resume([{ topic, partitions }]),
+    seek: (partition, offset) => consumer.seek({ topic, partition, offset }),
+    onAssignment(listener) {
+      consumer.on(consumer.events.GROUP_JOIN, (e) => {
+        listener(e.payload.memberAssignment[topic] ?? [], { isLeader: e.payload.isLeader });
+      });
+    },
+    onCrash(listener) {
+      consumer.on(consumer.events.CRASH, (e) => listener(e.payload.error, e.payload.restart));
+    },
+    disconnect: () => consumer.disconnect(),
+  };
+}
+
+/** The group's lag per partition of `topic`: high watermark minus committed offset (or minus the log start). */
+export async function fetchConsumerLag(kafka: Kafkajs, groupId: string, topic: string): Promise<PartitionLag[]> {
+  const admin = kafka.admin();
+  await explained(() => admin.connect());
+  try {
+    const [ends, groups] = await Promise.all([
+      admin.fetchTopicOffsets(topic),
+      admin.fetchOffsets({ groupId, topics: [topic] }),
+    ]);
+    const committed = new Map<number, string>();
+    for (const p of groups.find((g) => g.topic === topic)?.partitions ?? []) committed.set(p.partition, p.offset);
+    return ends
+      .map((e) => {
+        const c = committed.get(e.partition) ?? '-1';
+        const from = Number(c) >= 0 ? Number(c) : Number(e.low);
+        return { partition: e.partition, committed: c, highWatermark: e.high, lag: Math.max(0, Number(e.high) - from) };
+      })
+      .sort((a, b) => a.partition - b.partition);
+  } finally {
+    await admin.disconnect();
+  }
+}

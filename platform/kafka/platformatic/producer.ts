@@ -1,0 +1,50 @@
+import { compatibilityPartitioner, Producer as PlatformaticProducer, ProduceAcks } from '@platformatic/kafka';
+import { explained } from '../errors.ts';
+import type { KafkaClientOptions, OutgoingMessage, Producer, ProducerOptions } from '../types.ts';
+import { baseOptionsOf } from './options.ts';
+
+const asBuffer = (v: Buffer | string): Buffer => (typeof v === 'string' ? Buffer.from(v) : v);
+
+function headersOf(headers: Record<string, string | Buffer> | undefined): Map<Buffer, Buffer> | undefined {
+  if (!headers) return undefined;
+  const out = new Map<Buffer, Buffer>();
+  for (const [k, v] of Object.entries(headers)) out.set(Buffer.from(k), asBuffer(v));
+  return out;
+}
+
+/**
+ * An idempotent producer, acks from all in-sync replicas. The compatibility partitioner is Java's (murmur2 & 0x7fffffff):
+ * a key lands on the partition kafkajs and the Java client pick (the library's default partitioner does not).
+ */
+export function createIdempotentProducer(client: KafkaClientOptions, options: ProducerOptions = {}): Producer {
+  const base = baseOptionsOf(client);
+  const producer = new PlatformaticProducer({
+    ...base,
+    idempotent: true,
+    acks: ProduceAcks.ALL,
+    compression: options.compression === 'gzip' ? 'gzip' : 'none',
+    partitioner: compatibilityPartitioner,
+    retries: Math.max(2, options.retries ?? 5),
+    retryDelay: 100,
+    ...(options.ackTimeoutMs !== undefined ? { timeout: options.ackTimeoutMs } : {}),
+  });
+  return {
+    // The library connects on first use; connecting here checks the brokers, TLS and SASL up front.
+    connect: () => explained(async () => void (await producer.metadata({ topics: [] }))),
+    send: (topic, messages: OutgoingMessage[]) =>
+      explained(async () => {
+        await producer.send({
+          messages: messages.map((m) => {
+            const headers = headersOf(m.headers);
+            return {
+              topic,
+              value: m.value,
+              ...(m.key !== null ? { key: asBuffer(m.key) } : {}),
+              ...(headers ? { headers } : {}),
+            };
+          }),
+        });
+      }),
+    disconnect: () => producer.close(),
+  };
+}
