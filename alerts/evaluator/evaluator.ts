@@ -37,6 +37,8 @@ export interface EvaluatorOptions {
 
 export interface EvaluationReport {
   at: string;
+  /** How long the run took, from reading the watermarks to writing them. */
+  durationMs: number;
   /** Range mode (the first run): mutations that started from here on were judged. */
   since: string;
   /** Incremental mode: what arrived from here on was judged (null: this run judged the whole horizon). */
@@ -130,10 +132,10 @@ export class Evaluator {
 
   private async evaluateOnce(): Promise<EvaluationReport> {
     const { ch, database, config: c } = this.o;
+    const started = performance.now();
     const now = this.clock();
     // Read before anything else: every row stored before this instant is judged by this run or was by an earlier one.
-    const arrivedUntil = await clickhouseNow(ch);
-    const marks = await readWatermarks(ch, database, c.evaluatorName);
+    const [arrivedUntil, marks] = await Promise.all([clickhouseNow(ch), readWatermarks(ch, database, c.evaluatorName)]);
     const horizon = addSeconds(now, -c.findingActiveSeconds);
     // The first run judges the whole active horizon (from the watermark after a long outage); later runs judge
     // only what arrived since the arrival watermark, and keep the other findings from stored state.
@@ -192,6 +194,7 @@ export class Evaluator {
 
     const report: EvaluationReport = {
       at: now.toISOString(),
+      durationMs: Math.round(performance.now() - started),
       since: since.toISOString(),
       arrivedSince: arrivals ? arrivals.since.toISOString() : null,
       judgedSessions: detection.judged ? detection.judged.size : null,

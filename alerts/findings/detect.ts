@@ -54,7 +54,6 @@ export interface Detection {
 
 export async function detect(o: DetectOptions): Promise<Detection> {
   const { ch, database, config: c, now } = o;
-  const owners = new OwnerDirectory(await listOwners(ch, database, c.tenant));
   const rangeParams = {
     database,
     tenant: c.tenant,
@@ -68,7 +67,9 @@ export async function detect(o: DetectOptions): Promise<Detection> {
     arrived_since: o.arrivals.since,
     arrived_until: o.arrivals.until,
   };
-  const [mair, amwce, arrived, empties, warnings] = await Promise.all([
+  // Owners are only needed to build the rows: read with the detectors, not before them (one round trip less).
+  const [owners, mair, amwce, arrived, empties, warningRows] = await Promise.all([
+    listOwners(ch, database, c.tenant).then((rows) => new OwnerDirectory(rows)),
     arrivalParams
       ? runDetector(ch, 'incremental_mutation_after_incomplete_read', {
           ...arrivalParams,
@@ -92,8 +93,9 @@ export async function detect(o: DetectOptions): Promise<Detection> {
           min_rate: c.dangerousEmptyReads.minRate,
         })
       : Promise.resolve([]),
-    reviewWarnings(ch, database, c, now, owners),
+    warningStats(ch, database, c, now),
   ]);
+  const warnings = judgeWarnings(warningRows, owners, c, now);
 
   const findings: Finding[] = [];
   for (const raw of mair) {
@@ -141,8 +143,15 @@ export async function reviewWarnings(
   now: Date,
   owners?: OwnerDirectory,
 ): Promise<WarningReview[]> {
-  const directory = owners ?? new OwnerDirectory(await listOwners(ch, database, c.tenant));
-  const rows = await runDetector(ch, 'persistent_unowned_warning', {
+  const [directory, rows] = await Promise.all([
+    owners ?? listOwners(ch, database, c.tenant).then((r) => new OwnerDirectory(r)),
+    warningStats(ch, database, c, now),
+  ]);
+  return judgeWarnings(rows, directory, c, now);
+}
+
+function warningStats(ch: ClickHouseClient, database: string, c: AlertsConfig, now: Date): Promise<unknown[]> {
+  return runDetector(ch, 'persistent_unowned_warning', {
     database,
     tenant: c.tenant,
     now,
@@ -150,9 +159,12 @@ export async function reviewWarnings(
     min_days_fraction: c.warnings.minDaysFraction,
     retire_after_days: c.warnings.retireAfterDays,
   });
+}
+
+function judgeWarnings(rows: unknown[], owners: OwnerDirectory, c: AlertsConfig, now: Date): WarningReview[] {
   return rows.map((raw) => {
     const stats = WarningStatsRow.parse(raw);
-    const owner = directory.forWarning(stats.tenant, stats.code, stats.source);
+    const owner = owners.forWarning(stats.tenant, stats.code, stats.source);
     return { stats, owner, decision: decideWarning(stats, owner, c.warnings, now) };
   });
 }

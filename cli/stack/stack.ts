@@ -11,6 +11,7 @@ import {
   type AlertSink,
   alertmanagerClient,
   alertsConfigFromEnv,
+  type EvaluationReport,
   Evaluator,
   type Schedule,
 } from '../../alerts/index.ts';
@@ -51,6 +52,8 @@ export interface StackOptions {
   pagesFile: string;
   env: NodeJS.ProcessEnv;
   log: (line: string) => void;
+  /** Every evaluator run's report (the benches time the runs). */
+  onEvaluation?: (report: EvaluationReport) => void;
 }
 
 export interface Stack {
@@ -162,7 +165,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
         error: (m, e) => o.log(`alerts       ${m}${e ? `: ${(e as Error).message}` : ''}`),
       },
     });
-    schedule = evaluator.start();
+    schedule = evaluator.start(o.onEvaluation);
     o.log(`alerts       evaluating every ${o.evaluateEverySeconds}s; pages -> ${pagesTo}`);
 
     return {

@@ -21,6 +21,7 @@ function fakeEvaluator() {
       await new Promise<void>((r) => state.release.push(r));
       return {
         at: '',
+        durationMs: 0,
         since: '',
         arrivedSince: null,
         judgedSessions: null,
@@ -73,6 +74,7 @@ describe('evaluator runOnce', () => {
         }
         return {
           at: '',
+          durationMs: 0,
           since: '',
           arrivedSince: null,
           judgedSessions: null,
