@@ -9,6 +9,7 @@ import { registerAlertsCommands } from './alerts.ts';
 import { registerCheckpointCommands } from './checkpoint.ts';
 import { registerCollectorCommand } from './collector.ts';
 import { registerDeletionCommand } from './deletion.ts';
+import { registerDlqCommands } from './dlq.ts';
 import { registerIngestCommand } from './ingest.ts';
 import { registerMcpProxyCommand } from './mcp-proxy.ts';
 import { registerMigrateCommand } from './migrate.ts';
@@ -36,6 +37,7 @@ export function buildProgram(options: ProgramOptions = {}): Command {
   registerMigrateCommand(program);
   registerCollectorCommand(program);
   registerIngestCommand(program);
+  registerDlqCommands(program);
   registerAlertsCommands(program);
   registerReconstructCommands(program);
   registerCheckpointCommands(program);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DEFAULT_PORT, TOKENS_ENV } from '../collector/endpoint.ts';
+import { isValidTenant, TENANT_RULE } from '../contract/ids.ts';
 import type { parseTokenList } from '../platform/auth/tokens.ts';
 
 export const DEFAULT_EVALUATE_EVERY_SECONDS = 10;
@@ -12,6 +13,7 @@ export interface UpFlags {
   tokens?: string;
   tokensFile?: string;
   evaluateEvery: number;
+  defaultTenant?: string;
 }
 
 export function registerUpCommand(program: Command): void {
@@ -32,6 +34,10 @@ export function registerUpCommand(program: Command): void {
       DEFAULT_EVALUATE_EVERY_SECONDS,
     )
     .option('--tokens-file <path>', 'read the collector tokens ("token=tenant,...", commas or new lines) from a file')
+    .option(
+      '--default-tenant <name>',
+      "with --kafka: tenant for spans in Kafka without tooltrail.tenant (env TOOLTRAIL_INGEST_DEFAULT_TENANT; default: the collector's no-auth tenant without tokens, else none: dead-lettered)",
+    )
     .action(async (flags: UpFlags) => {
       // Loaded when the command runs, so that `tooltrail --help` and the other commands do not pay for it.
       const { parseTokenList, TokenConfigError } = await import('../platform/auth/tokens.ts');
@@ -54,6 +60,11 @@ export function registerUpCommand(program: Command): void {
         process.exitCode = 2;
         return;
       }
+      if (flags.defaultTenant !== undefined && !isValidTenant(flags.defaultTenant)) {
+        console.error(`tooltrail up: --default-tenant must be ${TENANT_RULE}`);
+        process.exitCode = 2;
+        return;
+      }
       const log = (line: string) => console.log(line);
       if (tokens.length === 0)
         log(`collector    no tokens configured: running WITHOUT AUTH, loopback only (set --tokens or ${TOKENS_ENV})`);
@@ -63,6 +74,7 @@ export function registerUpCommand(program: Command): void {
         mode: flags.kafka ? 'kafka' : 'direct',
         collector: { host: flags.host, port: flags.port, tokens },
         evaluateEverySeconds: flags.evaluateEvery,
+        ...(flags.defaultTenant !== undefined ? { defaultTenant: flags.defaultTenant } : {}),
         pagesFile: defaultPagesFile(services),
         env: process.env,
         log,

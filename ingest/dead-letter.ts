@@ -13,11 +13,11 @@ export const DLQ_HEADERS = {
   SOURCE_TOPIC: 'tooltrail-source-topic',
   SOURCE_PARTITION: 'tooltrail-source-partition',
   SOURCE_OFFSET: 'tooltrail-source-offset',
-  /** On a letter of a replayed message: the letter it was replayed from (`topic:partition:offset`). */
+  /** On a letter of a replayed message: the letter its spans were first dead-lettered in (`topic:partition:offset`). */
   REPLAY_OF: 'tooltrail-dlq-replay-of',
 } as const;
 
-/** On a message `tooltrail dlq replay` re-published: the letter it came from (`topic:partition:offset`). */
+/** On a message `tooltrail dlq replay` re-published: the letter its spans were first dead-lettered in. */
 export const REPLAY_HEADER = 'tooltrail-replay-of';
 
 export const DEAD_LETTER_REASONS = ['decode_error', ...REJECT_REASONS] as const;

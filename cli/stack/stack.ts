@@ -24,7 +24,7 @@ import {
   METRICS_TOKEN_ENV,
   validateCollectorConfig,
 } from '../../collector/index.ts';
-import { defaultIngestConfig } from '../../ingest/config.ts';
+import { applyOverrides, defaultIngestConfig, overridesFromEnv, validateIngestConfig } from '../../ingest/config.ts';
 import { DirectSink } from '../../ingest/direct.ts';
 import { type RunningIngest, startIngest } from '../../ingest/service.ts';
 import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
@@ -46,6 +46,12 @@ export interface StackOptions {
   /** Kafka mode: the topic the collector produces to and the ingest consumes, and the ingest's consumer group. */
   kafka?: { topic: string; groupId: string };
   collector: { host: string; port: number; tokens: { token: string; tenant: string }[] };
+  /**
+   * Kafka mode: the ingest's tenant for spans without `tooltrail.tenant` (another producer, e.g. an OpenTelemetry
+   * Collector's Kafka exporter). Absent: TOOLTRAIL_INGEST_DEFAULT_TENANT, else the collector's no-auth tenant when
+   * it runs without tokens, else none (such spans are dead-lettered).
+   */
+  defaultTenant?: string;
   /** Seconds between evaluator runs. */
   evaluateEverySeconds: number;
   /** Where pages go when no Alertmanager is configured or running. */
@@ -71,6 +77,18 @@ export interface Stack {
 
 export function defaultPagesFile(services: ServicesConfig): string {
   return join(services.home, 'pages.jsonl');
+}
+
+/** The ingest's default tenant and where it comes from: the option, the environment, or the no-auth tenant. */
+function defaultTenantOf(
+  o: StackOptions,
+  fromEnv: string | undefined,
+  auth: { mode: string; noAuthTenant: string },
+): { tenant?: string; source: string } {
+  if (o.defaultTenant !== undefined) return { tenant: o.defaultTenant, source: '--default-tenant' };
+  if (fromEnv !== undefined) return { tenant: fromEnv, source: 'TOOLTRAIL_INGEST_DEFAULT_TENANT' };
+  if (auth.mode === 'none') return { tenant: auth.noAuthTenant, source: "the collector's no-auth tenant" };
+  return { source: 'none' };
 }
 
 export async function startStack(o: StackOptions): Promise<Stack> {
@@ -118,7 +136,8 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       collectorConfig.kafka.brokers = o.services.kafka.brokers;
       if (o.kafka) collectorConfig.kafka.topic = o.kafka.topic;
       validateCollectorConfig(collectorConfig);
-      const ingestConfig = defaultIngestConfig(o.env);
+      // The ingest's environment (TOOLTRAIL_INGEST_*) counts here as for `tooltrail ingest`.
+      const ingestConfig = applyOverrides(defaultIngestConfig(o.env), overridesFromEnv(o.env));
       ingestConfig.kafka.brokers = o.services.kafka.brokers;
       ingestConfig.kafka.topic = collectorConfig.kafka.topic;
       if (o.kafka) ingestConfig.kafka.groupId = o.kafka.groupId;
@@ -127,6 +146,15 @@ export async function startStack(o: StackOptions): Promise<Stack> {
         url: o.services.clickhouse.url,
         database: o.schema.database,
       };
+      const tenant = defaultTenantOf(o, ingestConfig.defaultTenant, collectorConfig.auth);
+      if (tenant.tenant !== undefined) ingestConfig.defaultTenant = tenant.tenant;
+      else delete ingestConfig.defaultTenant;
+      validateIngestConfig(ingestConfig);
+      o.log(
+        tenant.tenant !== undefined
+          ? `ingest       spans in ${ingestConfig.kafka.topic} without tooltrail.tenant are stored as tenant "${tenant.tenant}" (${tenant.source})`
+          : `ingest       spans in ${ingestConfig.kafka.topic} without tooltrail.tenant are dead-lettered to ${ingestConfig.kafka.deadLetterTopic} (missing_tenant): no default tenant while the collector has tokens (set --default-tenant)`,
+      );
       const digestConfig = digestConfigFromEnv(o.env);
       ingest = await startIngest(ingestConfig, {
         log: (m) => o.log(`ingest       ${m}`),

@@ -12,3 +12,4 @@ export * from './producer.ts';
 export * from './security.ts';
 export * from './tls.ts';
 export * from './types.ts';
+export * from './topic-reader.ts';
