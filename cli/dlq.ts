@@ -3,7 +3,6 @@
  * the dead-letter topic with the ingest's Kafka settings (every tenant's letters). The logic is in ingest/dlq/.
  */
 import type { Command } from 'commander';
-import { parseTimeOption } from '../audit/cli-support.ts';
 
 export interface DlqIo {
   out(line: string): void;
@@ -43,8 +42,9 @@ class DlqUsageError extends Error {
 const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').filter((s) => s !== '')];
 
 /** A time flag: `30m`/`24h`/`7d` ago (or `-24h`), `now`, or ISO 8601. */
-function timeFlag(name: string, value: string | undefined, now: Date): Date | undefined {
+async function timeFlag(name: string, value: string | undefined, now: Date): Promise<Date | undefined> {
   if (value === undefined) return undefined;
+  const { parseTimeOption } = await import('../audit/cli-support.ts');
   try {
     return parseTimeOption(/^\d+[mhd]$/.test(value) ? `-${value}` : value, now);
   } catch (err) {
@@ -129,12 +129,12 @@ async function open(flags: CommonFlags, io: DlqIo) {
   return { kafka, topic: config.kafka.deadLetterTopic };
 }
 
-function selection(flags: SelectFlags, io: DlqIo, ids?: string[]) {
+async function selection(flags: SelectFlags, io: DlqIo, ids?: string[]) {
   for (const id of ids ?? []) {
     if (!/^\d+:\d+$/.test(id)) throw new DlqUsageError(`letter id ${JSON.stringify(id)}: use partition:offset`);
   }
-  const since = timeFlag('--since', flags.since, io.now());
-  const until = timeFlag('--until', flags.until, io.now());
+  const since = await timeFlag('--since', flags.since, io.now());
+  const until = await timeFlag('--until', flags.until, io.now());
   return {
     ...(flags.reason && flags.reason.length > 0 ? { reasons: flags.reason } : {}),
     ...(since ? { since } : {}),
@@ -167,7 +167,7 @@ function table(rows: string[][]): string[] {
 
 export async function runList(flags: SelectFlags, io: DlqIo): Promise<number> {
   await reasonCheck(flags);
-  const filter = selection(flags, io);
+  const filter = await selection(flags, io);
   const { readLetters, summarizeLetter } = await import('../ingest/dlq/index.ts');
   const { kafka, topic } = await open(flags, io);
   const { book, exists } = await readLetters(kafka, topic);
@@ -273,7 +273,7 @@ export async function runShow(id: string, flags: CommonFlags, io: DlqIo): Promis
 
 export async function runReplay(ids: string[], flags: ReplayFlags, io: DlqIo): Promise<number> {
   await reasonCheck(flags);
-  const filter = selection(flags, io, ids);
+  const filter = await selection(flags, io, ids);
   if (Object.keys(filter).length === 0 && !flags.all) {
     throw new DlqUsageError('replay needs letter ids, --reason, --since/--until, or --all');
   }

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import { DEFAULT_PORT, TOKENS_ENV } from '../collector/endpoint.ts';
-import { isValidTenant, TENANT_RULE } from '../contract/ids.ts';
 import type { parseTokenList } from '../platform/auth/tokens.ts';
 
 export const DEFAULT_EVALUATE_EVERY_SECONDS = 10;
@@ -60,6 +59,7 @@ export function registerUpCommand(program: Command): void {
         process.exitCode = 2;
         return;
       }
+      const { isValidTenant, TENANT_RULE } = await import('../contract/ids.ts');
       if (flags.defaultTenant !== undefined && !isValidTenant(flags.defaultTenant)) {
         console.error(`tooltrail up: --default-tenant must be ${TENANT_RULE}`);
         process.exitCode = 2;

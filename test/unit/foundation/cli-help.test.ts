@@ -14,7 +14,7 @@ const root = resolve(import.meta.dirname, '../../..');
 
 /** Every command and the options its help must show (a command added later may show more). */
 const COMMANDS: [string, string[]][] = [
-  ['up', ['--kafka', '--host', '--port', '--tokens', '--evaluate-every', '--tokens-file']],
+  ['up', ['--kafka', '--host', '--port', '--tokens', '--evaluate-every', '--tokens-file', '--default-tenant']],
   ['services', []],
   ['services up', ['--kafka-brokers']],
   ['services down', ['--purge']],
@@ -36,6 +36,10 @@ const COMMANDS: [string, string[]][] = [
       '--no-audit-digests',
     ],
   ],
+  ['dlq', []],
+  ['dlq list', ['--reason', '--since', '--until', '--dlq-topic', '--json']],
+  ['dlq show', ['--dlq-topic', '--json']],
+  ['dlq replay', ['--reason', '--since', '--until', '--all', '--force', '--to-topic', '--dlq-topic', '--json']],
   ['alerts', ['--once', '--interval', '--tenant', '--pending-period', '--json']],
   ['findings', ['--since', '--token', '--tenant', '--all-tenants', '--json']],
   ['owners', []],
