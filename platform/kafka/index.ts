@@ -11,5 +11,5 @@ export * from './message-id.ts';
 export * from './producer.ts';
 export * from './security.ts';
 export * from './tls.ts';
-export * from './types.ts';
 export * from './topic-reader.ts';
+export * from './types.ts';

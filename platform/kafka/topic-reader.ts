@@ -6,9 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import type { BatchMessage, KafkaClient } from './types.ts';
 
-/** A broker's answer for a topic it does not have (kafkajs and @platformatic/kafka word it differently). */
-const UNKNOWN_TOPIC = /does not host this topic|unknown topic|UNKNOWN_TOPIC_OR_PARTITION|not found/i;
-
 /**
  * Calls `onMessage` for each message of `topic` below the high watermarks of the moment, in offset order per
  * partition; resolves when every partition is read (`exists: false`: there is no such topic). It reads through a
@@ -21,14 +18,9 @@ export async function readTopic(
   options: { timeoutMs?: number } = {},
 ): Promise<{ exists: boolean }> {
   const groupId = `tooltrail-reader-${randomBytes(6).toString('hex')}`;
-  let ends: Awaited<ReturnType<KafkaClient['fetchConsumerLag']>>;
-  try {
-    ends = await kafka.fetchConsumerLag(groupId, topic);
-  } catch (err) {
-    if (UNKNOWN_TOPIC.test((err as Error).message)) return { exists: false };
-    throw err;
-  }
-  if (ends.length === 0) return { exists: false };
+  // Asked first: the offsets of a topic that does not exist are retried, and a broker may create it on the way.
+  if (!(await kafka.listTopics()).includes(topic)) return { exists: false };
+  const ends = await kafka.fetchConsumerLag(groupId, topic);
   // Nothing committed for a new group: lag = high watermark - log start.
   const remaining = new Map<number, number>();
   for (const e of ends) if (e.lag > 0) remaining.set(e.partition, Number(e.highWatermark));
@@ -42,7 +34,8 @@ export async function readTopic(
   });
   const timeoutMs = options.timeoutMs ?? 60_000;
   const timer = setTimeout(
-    () => fail(new Error(`reading ${topic}: not done after ${timeoutMs} ms (partitions left: ${[...remaining.keys()]})`)),
+    () =>
+      fail(new Error(`reading ${topic}: not done after ${timeoutMs} ms (partitions left: ${[...remaining.keys()]})`)),
     timeoutMs,
   );
   consumer.onCrash((error, restart) => {

@@ -173,6 +173,8 @@ export interface KafkaClient {
   createBatchConsumer(options: BatchConsumerOptions): Promise<BatchConsumer>;
   /** Creates the topics that do not exist yet; existing ones are left as they are. */
   ensureTopics(topics: TopicSpec[]): Promise<void>;
+  /** The names of the cluster's topics. */
+  listTopics(): Promise<string[]>;
   deleteTopics(topics: string[]): Promise<void>;
   /** The cluster id and broker count, or an error naming why the cluster is unreachable. */
   describeCluster(): Promise<{ clusterId: string; brokers: number }>;

@@ -28,6 +28,16 @@ export async function ensureTopics(kafka: Kafkajs, topics: TopicSpec[]): Promise
   }
 }
 
+export async function listTopics(kafka: Kafkajs): Promise<string[]> {
+  const admin = kafka.admin();
+  await explained(() => admin.connect());
+  try {
+    return await admin.listTopics();
+  } finally {
+    await admin.disconnect();
+  }
+}
+
 export async function deleteTopics(kafka: Kafkajs, topics: string[]): Promise<void> {
   const admin = kafka.admin();
   await explained(() => admin.connect());

@@ -36,6 +36,7 @@ export function createKafkajsClient(options: KafkaClientOptions): KafkaClient {
     createSimpleConsumer: (groupId, topic) => createSimpleConsumer(kafka, groupId, topic),
     createBatchConsumer: (o) => createBatchConsumer(kafka, o),
     ensureTopics: (topics) => admin.ensureTopics(kafka, topics),
+    listTopics: () => admin.listTopics(kafka),
     deleteTopics: (topics) => admin.deleteTopics(kafka, topics),
     describeCluster: () => admin.describeCluster(kafka),
     partitionStates: (topic) => admin.partitionStates(kafka, topic),

@@ -51,6 +51,9 @@ export function ensureTopics(client: KafkaClientOptions, topics: TopicSpec[]): P
   });
 }
 
+export const listTopics = (client: KafkaClientOptions): Promise<string[]> =>
+  withAdmin(client, (admin) => admin.listTopics());
+
 export const deleteTopics = (client: KafkaClientOptions, topics: string[]): Promise<void> =>
   withAdmin(client, (admin) => admin.deleteTopics({ topics }));
 

@@ -22,6 +22,7 @@ export function createPlatformaticClient(options: KafkaClientOptions): KafkaClie
       simpleConsumerOf(await createBatchConsumer(options, { groupId, topic })),
     createBatchConsumer: (o) => createBatchConsumer(options, o),
     ensureTopics: (topics) => admin.ensureTopics(options, topics),
+    listTopics: () => admin.listTopics(options),
     deleteTopics: (topics) => admin.deleteTopics(options, topics),
     describeCluster: () => admin.describeCluster(options),
     partitionStates: (topic) => admin.partitionStates(options, topic),
