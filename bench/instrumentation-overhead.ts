@@ -1,6 +1,6 @@
 /**
  * Per-call cost of a wrapped read tool, against the same call with a hand-made OTel span and with no tracing.
- * Real SDK pipeline: BasicTracerProvider + BatchSpanProcessor + an exporter that drops everything.
+ * Real SDK pipeline: TracerProvider + BatchSpanProcessor + an exporter that drops everything.
  * Variants run interleaved, round after round; each figure is the median over rounds of the mean per-call time
  * within a round, as wall time and as this process's CPU time (less disturbed by other processes on a shared
  * machine); ratios are per round, then the median. Run: node --import tsx bench/instrumentation-overhead.ts [rounds] [callsPerRound]
@@ -9,8 +9,8 @@ import type { Tracer } from '@opentelemetry/api';
 import { SpanKind } from '@opentelemetry/api';
 import type { ExportResult } from '@opentelemetry/core';
 import { ExportResultCode } from '@opentelemetry/core';
-import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan, SpanExporter } from '@opentelemetry/sdk-trace';
+import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { Attr, EXECUTE_TOOL, GenAi, SEMCONV_VERSION, toolSpanName, WarningEvent } from '../contract/index.ts';
 import { createTooltrail, partialResult, warning } from '../instrumentation/index.ts';
 import { type BenchFigure, printBenchReport, spread } from './support/report.ts';
@@ -27,9 +27,10 @@ class DropExporter implements SpanExporter {
   }
 }
 
-const provider = new BasicTracerProvider({
+const provider = new TracerProvider({
   spanProcessors: [
-    new BatchSpanProcessor(new DropExporter(), {
+    new BatchSpanProcessor({
+      exporter: new DropExporter(),
       maxQueueSize: 1_000_000,
       maxExportBatchSize: 512,
       scheduledDelayMillis: 50,

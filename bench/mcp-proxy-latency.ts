@@ -18,7 +18,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, type SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 import { createGuardStep } from '../mcp-proxy/guard-step.ts';
 import { startRelay } from '../mcp-proxy/relay.ts';
 import { createConversations } from '../mcp-proxy/session.ts';
@@ -126,7 +126,7 @@ async function heapCheckpoints(n: number): Promise<number[]> {
   const [down, clientSide] = InMemoryTransport.createLinkedPair();
   await mcp.connect(serverSide);
   const drop: SpanExporter = { export: (_spans, done) => done({ code: 0 }), shutdown: async () => {} };
-  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(drop)] });
+  const provider = new TracerProvider({ spanProcessors: [new BatchSpanProcessor({ exporter: drop })] });
   const relay = await startRelay({
     downstream: down,
     upstream: up,

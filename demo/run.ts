@@ -17,7 +17,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, type SpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import {
   alertsConfigFromEnv,
   type FindingRecord,
@@ -107,17 +107,18 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     forceFlush: async () => {},
     shutdown: async () => {},
   };
-  const provider = new BasicTracerProvider({
+  const provider = new TracerProvider({
     resource: resourceFromAttributes({ [OtelResource.SERVICE_NAME]: AGENT }),
     spanProcessors: [
       counter,
-      new BatchSpanProcessor(
-        new OTLPTraceExporter({
+      new BatchSpanProcessor({
+        exporter: new OTLPTraceExporter({
           url: `${stack.collectorUrl}/v1/traces`,
           headers: { authorization: `Bearer ${token}` },
         }),
-        { maxExportBatchSize: 256, scheduledDelayMillis: 200 },
-      ),
+        maxExportBatchSize: 256,
+        scheduledDelayMillis: 200,
+      }),
     ],
   });
   try {

@@ -5,7 +5,7 @@
  * on an explicit plan whose evidence is the session's recent reads that declared no resource either.
  * The package emits no span here (a sampler that records nothing): the proxy's own span carries the decision.
  */
-import { AlwaysOffSampler, BasicTracerProvider } from '@opentelemetry/sdk-trace-base';
+import { AlwaysOffSampler, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { GuardDecision, MutationBasis } from '../contract/codes.ts';
 import type { ToolResult } from '../contract/envelope.ts';
 import {
@@ -66,7 +66,7 @@ const MAX_SESSIONS = 1000;
 
 export function createGuardStep(options: { mode: GuardMode; evidenceWindow: number }): GuardStep {
   const tt = createTooltrail({
-    tracerProvider: new BasicTracerProvider({ sampler: new AlwaysOffSampler() }),
+    tracerProvider: new TracerProvider({ sampler: new AlwaysOffSampler() }),
     onUnsafeEvidence: options.mode === 'review' ? 'review_requested' : 'refused',
     evidenceLedgerSize: options.evidenceWindow,
   });

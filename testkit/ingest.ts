@@ -9,7 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { Attr, EXECUTE_TOOL, GenAi, OtelResource, toolSpanName, WarningEvent } from '../contract/index.ts';
 import { type FlattenResult, flatten } from '../ingest/flatten.ts';
 import { createClickHouseWriter } from '../ingest/writer.ts';

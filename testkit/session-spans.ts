@@ -5,12 +5,7 @@
  */
 import { context, trace } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import {
   Attr,
   EXECUTE_TOOL,
@@ -84,9 +79,9 @@ export interface BuiltSessions {
 
 export function buildSessionSpans(sessions: readonly SessionScript[], serviceName = 'agent-runtime'): BuiltSessions {
   const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({
+  const provider = new TracerProvider({
     resource: resourceFromAttributes({ [OtelResource.SERVICE_NAME]: serviceName }),
-    spanProcessors: [new SimpleSpanProcessor(exporter)],
+    spanProcessors: [new SimpleSpanProcessor({ exporter })],
   });
   const tracer = provider.getTracer('tooltrail-alerts-corpus', '1.0.0');
   const ids = new Map<string, SpanIds>();

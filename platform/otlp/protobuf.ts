@@ -1,9 +1,9 @@
 /**
  * OTLP protobuf encode/decode with the OpenTelemetry project's own protobufjs-generated code, taken from
- * `@opentelemetry/otlp-transformer@0.216.0` (installed under the alias `otlp-transformer-216`): 0.217.0, which the
- * exporters use, ships generated code for metrics only (it serializes traces by hand and cannot decode them).
- * Both generated roots register themselves on protobufjs' shared `roots.default`; we load ours into a private
- * root so that neither overwrites the other's namespace, whatever the load order.
+ * `@opentelemetry/otlp-transformer@0.216.0` (installed under the alias `otlp-transformer-216`): the current line
+ * (0.301, which the exporters use) ships no generated code at all (it serializes by hand and decodes only
+ * responses). The generated root registers itself on protobufjs' shared `roots.default`; we load it into a private
+ * root so that nothing else loading a root of its own can overwrite its namespace.
  */
 import { isUtf8 } from 'node:buffer';
 import { createRequire } from 'node:module';

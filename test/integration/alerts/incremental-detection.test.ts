@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { AlertSink } from '../../../alerts/alertmanager/client.ts';
 import type { PostableAlert } from '../../../alerts/alertmanager/payload.ts';
 import { type AlertsConfig, defaultAlertsConfig } from '../../../alerts/config.ts';

@@ -9,7 +9,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { parseCheckpoint } from '../../../audit/log/checkpoint.ts';
 import { defaultLogConfig, type LogConfig } from '../../../audit/log/config.ts';
 import { generateNoteKey, openNote, parseSigner, parseVerifier } from '../../../audit/log/note.ts';

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { deleteByRequest, deletionText } from '../../../audit/deletions.ts';
 import { buildBundle, verifyBundle } from '../../../audit/log/bundle.ts';
 import { defaultLogConfig } from '../../../audit/log/config.ts';

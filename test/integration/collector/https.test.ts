@@ -11,12 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { type ExportResult, ExportResultCode } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { KafkaClient } from '../../../platform/kafka/index.ts';
 import { requireKafka, uniqueName } from '../../../testkit/services.ts';
 import { makeCa, makeCertificate, type TestCa, type TestCertificate } from '../../../testkit/tls.ts';
@@ -25,9 +20,9 @@ import { dropTopic, freshTopic, type RunningCollector, readTopicUntil, spanIdsOf
 
 function sdkSpans(count: number): ReadableSpan[] {
   const memory = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({
+  const provider = new TracerProvider({
     resource: resourceFromAttributes({ 'service.name': 'agent-over-tls' }),
-    spanProcessors: [new SimpleSpanProcessor(memory)],
+    spanProcessors: [new SimpleSpanProcessor({ exporter: memory })],
   });
   const tracer = provider.getTracer('tooltrail-test');
   for (let i = 0; i < count; i++) tracer.startSpan(`call-${i}`).end();

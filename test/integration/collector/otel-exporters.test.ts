@@ -6,12 +6,12 @@ import { OTLPTraceExporter as OTLPProtoTraceExporter } from '@opentelemetry/expo
 import { CompressionAlgorithm } from '@opentelemetry/otlp-exporter-base';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import {
-  BasicTracerProvider,
   InMemorySpanExporter,
   type ReadableSpan,
   SimpleSpanProcessor,
   type SpanExporter,
-} from '@opentelemetry/sdk-trace-base';
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
 import { Attr, EXECUTE_TOOL, GenAi, toolSpanName } from '../../../contract/index.ts';
 import type { KafkaClient } from '../../../platform/kafka/index.ts';
 import { anyValueKind, bytesToHex } from '../../../platform/otlp/index.ts';
@@ -22,12 +22,12 @@ import { dropTopic, freshTopic, type RunningCollector, readTopicUntil, spanIdsOf
 /** Tool-call spans as the instrumentation emits them, from a real SDK; `claimTenant` forges a tenant claim. */
 function toolSpans(count: number, claimTenant?: string): ReadableSpan[] {
   const memory = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({
+  const provider = new TracerProvider({
     resource: resourceFromAttributes({
       'service.name': 'agent-under-test',
       ...(claimTenant ? { [Attr.TENANT]: claimTenant } : {}),
     }),
-    spanProcessors: [new SimpleSpanProcessor(memory)],
+    spanProcessors: [new SimpleSpanProcessor({ exporter: memory })],
   });
   const tracer = provider.getTracer('tooltrail-test');
   for (let i = 0; i < count; i++) {

@@ -15,7 +15,7 @@
  *    escalation) and DEFAULT_SCOPE_APPLIED on api.accounts (owned by team-identity, acknowledged by them).
  *  - SORT_OVERRIDDEN on api.legacy was seen 50..41 days ago only, and was retired by a person.
  */
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import type { AlertSink } from '../../../alerts/alertmanager/client.ts';
 import type { PostableAlert } from '../../../alerts/alertmanager/payload.ts';
 import { DAY_MS } from '../../../alerts/clock.ts';

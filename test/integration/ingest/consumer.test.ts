@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { Attr, EXECUTE_TOOL, GenAi, OtelResource, toolSpanName } from '../../../contract/index.ts';
 import { DLQ_HEADERS } from '../../../ingest/dead-letter.ts';
 import { startIngest } from '../../../ingest/service.ts';
@@ -206,9 +206,9 @@ describe('ingest consumer (real Kafka, real ClickHouse)', () => {
 
   it('ingests messages serialized by the OpenTelemetry JS OTLP protobuf serializer like the collector’s own', async () => {
     const exporter = new InMemorySpanExporter();
-    const provider = new BasicTracerProvider({
+    const provider = new TracerProvider({
       resource: resourceFromAttributes({ [OtelResource.SERVICE_NAME]: 'otel-col-fed' }),
-      spanProcessors: [new SimpleSpanProcessor(exporter)],
+      spanProcessors: [new SimpleSpanProcessor({ exporter })],
     });
     const tracer = provider.getTracer('plain-otel');
     for (let i = 0; i < 4; i++) {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { Attr, EXECUTE_TOOL, GenAi, OtelResource, toolSpanName, WarningEvent } from '../../../contract/index.ts';
 import { ingestSpans } from '../../../testkit/ingest.ts';
 import { freshDatabase, type TestDatabase } from '../../../testkit/services.ts';
@@ -16,9 +16,9 @@ after(async () => {
 
 function recordSpans() {
   const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({
+  const provider = new TracerProvider({
     resource: resourceFromAttributes({ [OtelResource.SERVICE_NAME]: 'agent-svc', [Attr.TENANT]: 'forged' }),
-    spanProcessors: [new SimpleSpanProcessor(exporter)],
+    spanProcessors: [new SimpleSpanProcessor({ exporter })],
   });
   const tracer = provider.getTracer('tooltrail-test', '1.2.3');
   const turn = tracer.startSpan('agent turn');

@@ -1,6 +1,6 @@
 /**
  * The instrumentation works with the current OpenTelemetry JS line (sdk-trace 3.x, api 1.10), run under a Node 22
- * binary from the npm registry (the `node` package). The unit tests cover the Node 20 line (sdk-trace-base 2.x).
+ * binary from the npm registry (the `node` package), from a folder of its own; the repo itself is on the same line.
  * test/compat/otel-current/ holds a pinned package.json + package-lock.json; `npm ci` runs there when its
  * node_modules is missing (serialized with flock, since other test runs may do the same).
  */

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { validateRequest } from '../../../collector/validate.ts';
 import {
   collectAllPages,
@@ -19,7 +19,7 @@ import { ingestSpans, serializeSpans } from '../../../testkit/ingest.ts';
 import { freshDatabase, type TestDatabase } from '../../../testkit/services.ts';
 
 const exporter = new InMemorySpanExporter();
-const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
 let db: TestDatabase;
 
 before(async () => {

@@ -12,12 +12,7 @@
  */
 import { type Context, context, type Span, trace } from '@opentelemetry/api';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  BasicTracerProvider,
-  InMemorySpanExporter,
-  type ReadableSpan,
-  SimpleSpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { Attr, EXECUTE_TOOL, GenAi, OtelResource, toolSpanName, WarningEvent } from '../../../contract/index.ts';
 
 export interface Scenario {
@@ -38,9 +33,9 @@ export function runScenario(
   startMs = Math.floor(Date.now() / 3_600_000) * 3_600_000 - 3_600_000,
 ): Scenario {
   const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({
+  const provider = new TracerProvider({
     resource: resourceFromAttributes({ [OtelResource.SERVICE_NAME]: 'ops-agent' }),
-    spanProcessors: [new SimpleSpanProcessor(exporter)],
+    spanProcessors: [new SimpleSpanProcessor({ exporter })],
   });
   const tracer = provider.getTracer('tooltrail-scenario', '1.0.0');
   const at = (s: number) => startMs + s * 1000;

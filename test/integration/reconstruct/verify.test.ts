@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { createDigestRecorder, type DigestRecorder } from '../../../audit/recorder.ts';
 import { type VerifyReport, VerifyReportSchema } from '../../../audit/report.ts';
 import { verifyDigests } from '../../../audit/verify.ts';

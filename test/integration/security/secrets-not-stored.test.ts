@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BatchSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { type Stack, startStack } from '../../../cli/stack/stack.ts';
 import { completeResult, createTooltrail } from '../../../instrumentation/index.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
@@ -111,14 +111,14 @@ before(async () => {
     env: process.env,
     log: () => {},
   });
-  const provider = new BasicTracerProvider({
+  const provider = new TracerProvider({
     spanProcessors: [
-      new BatchSpanProcessor(
-        new OTLPTraceExporter({
+      new BatchSpanProcessor({
+        exporter: new OTLPTraceExporter({
           url: `${stack.collectorUrl}/v1/traces`,
           headers: { authorization: `Bearer ${TOKEN}` },
         }),
-      ),
+      }),
     ],
   });
   const tt = createTooltrail({ tracerProvider: provider });

@@ -1,8 +1,7 @@
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
 import { JsonTraceSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import {
   bytesToHex,
   decodeExportTraceServiceRequest,
@@ -22,7 +21,7 @@ import { readTraceRequest } from '../../../platform/otlp/reader/index.ts';
 
 function sdkSpans() {
   const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
   const tracer = provider.getTracer('codec-test', '1.2.3');
   const parent = tracer.startSpan('parent', { attributes: { n: 7, s: 'x', list: ['a', 'b'], ok: true, f: 1.5 } });
   parent.addEvent('happened', { detail: 'yes' });
@@ -114,14 +113,6 @@ describe('platform/otlp protobuf', () => {
     assert.equal(checked.invalidUtf8(good), 0);
     assert.equal(checked.invalidUtf8(bad), 1);
     assert.equal(checked.invalidUtf8(rs.resource ?? {}), 0);
-  });
-
-  it('keeps decoding traces after the exporters load their own generated root', () => {
-    // @opentelemetry/otlp-transformer@0.217.0 registers a metrics-only namespace on protobufjs' shared root.
-    createRequire(import.meta.url)('@opentelemetry/otlp-transformer/build/src/generated/root.js');
-    const bytes = ProtobufTraceSerializer.serializeRequest(sdkSpans());
-    assert.ok(bytes);
-    assert.equal(decodeExportTraceServiceRequest(bytes).resourceSpans[0]?.scopeSpans[0]?.spans.length, 2);
   });
 
   it('decodes 64-bit integers and timestamps exactly at every varint and sign boundary', () => {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { Attr, GenAi, GuardUnenforcedEvent, WarningEvent } from '../../../contract/index.ts';
 import type { AgentRunSummary, ToolCallSummary } from '../../../demo/agent/index.ts';
 import { runCarefulCleanupAgent, runCleanupAgent } from '../../../demo/agent/index.ts';

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import {
   ATTRIBUTE_TYPES,
   Attr,
@@ -197,7 +197,7 @@ export function field(no: number, wire: number, payload: Buffer): Buffer {
 
 export function sdkPayload(): Uint8Array {
   const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
   const tracer = provider.getTracer('diff-test', '1.2.3');
   const parent = tracer.startSpan('turn', { attributes: { n: 7, s: 'x', list: ['a', 'b'], ok: true, f: 1.5 } });
   const child = tracer.startSpan('execute_tool list', {

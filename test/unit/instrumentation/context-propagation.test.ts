@@ -1,14 +1,16 @@
 /** With a registered SDK (global provider and context manager), tool spans nest the work done inside the tool. */
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { completeResult, createTooltrail } from '../../../instrumentation/index.ts';
 
 const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-provider.register();
+const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+// SDK 3.x dropped register(): the global provider and Node's async context manager are set through the API.
+trace.setGlobalTracerProvider(provider);
+context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 after(() => provider.shutdown());
 
 test('uses the globally registered provider when none is given', async () => {

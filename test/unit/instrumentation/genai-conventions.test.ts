@@ -1,16 +1,18 @@
 /** The GenAI conventions (semantic-conventions-genai): execute_tool attributes and the invoke_agent span. */
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { GenAi, INVOKE_AGENT, OtelAttr } from '../../../contract/index.ts';
 import { completeResult, createTooltrail } from '../../../instrumentation/index.ts';
 
-// A registered Node provider: its context manager is what makes the tool spans children of the agent span.
+// A registered provider with Node's context manager: that manager is what makes the tool spans children of the agent span.
 const exporter = new InMemorySpanExporter();
-const provider = new NodeTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
-provider.register();
+const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+// SDK 3.x dropped register(): the global provider and Node's async context manager are set through the API.
+trace.setGlobalTracerProvider(provider);
+context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
 after(() => provider.shutdown());
 const tracing = { spans: async () => exporter.getFinishedSpans() };
 const tt = createTooltrail({ tracerProvider: provider });

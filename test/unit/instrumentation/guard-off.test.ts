@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace';
 import { Attr, GenAi, GuardUnenforcedEvent } from '../../../contract/index.ts';
 import type { GuardMode } from '../../../instrumentation/index.ts';
 import { completeResult, createTooltrail, partialResult } from '../../../instrumentation/index.ts';

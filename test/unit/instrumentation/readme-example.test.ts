@@ -22,7 +22,7 @@ test('the README usage example runs and prints what its comment says', () => {
   assert.ok(expected, 'the console.log line says what it prints');
   const runnable = code
     .replace("'@tooltrail/instrumentation'", `'${new URL('instrumentation/index.ts', `file://${root}`).href}'`)
-    .replace("'@opentelemetry/sdk-trace-base'", `'${import.meta.resolve('@opentelemetry/sdk-trace-base')}'`);
+    .replace("'@opentelemetry/sdk-trace'", `'${import.meta.resolve('@opentelemetry/sdk-trace')}'`);
   const dir = mkdtempSync(join(tmpdir(), 'tooltrail-readme-'));
   try {
     const file = join(dir, 'example.mts');

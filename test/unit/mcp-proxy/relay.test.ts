@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { z } from 'zod';
 import {
   Attr,
@@ -77,7 +77,7 @@ async function world(guard: GuardMode, policy: PolicyFile = { tools: {} }): Prom
   const [proxyDown, clientSide] = InMemoryTransport.createLinkedPair();
   await server.connect(serverSide);
   const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+  const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
   const relay = await startRelay({
     downstream: proxyDown,
     upstream: proxyUp,
@@ -288,7 +288,7 @@ test('a tool with an outputSchema gets the review request under _meta (clients v
   const [a, b] = InMemoryTransport.createLinkedPair();
   const [c, d] = InMemoryTransport.createLinkedPair();
   await server.connect(a);
-  const provider = new BasicTracerProvider();
+  const provider = new TracerProvider();
   const relay = await startRelay({
     downstream: c,
     upstream: b,
