@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { registerDlqCommands } from '../../../cli/dlq.ts';
 import { Attr, EXECUTE_TOOL, GenAi, OtelResource, toolSpanName } from '../../../contract/index.ts';
 import { type RunningIngest, startIngest } from '../../../ingest/service.ts';
@@ -71,9 +71,9 @@ async function drained(): Promise<void> {
 /** Three spans of a plain OpenTelemetry SDK, no tooltrail.tenant, one carrying raw tool arguments. */
 async function tenantlessMessage(): Promise<Buffer> {
   const exporter = new InMemorySpanExporter();
-  const provider = new BasicTracerProvider({
+  const provider = new TracerProvider({
     resource: resourceFromAttributes({ [OtelResource.SERVICE_NAME]: 'third-party-agent' }),
-    spanProcessors: [new SimpleSpanProcessor(exporter)],
+    spanProcessors: [new SimpleSpanProcessor({ exporter })],
   });
   const tracer = provider.getTracer('plain-otel');
   for (const tool of ['list_accounts', 'disable_account']) {
