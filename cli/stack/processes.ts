@@ -207,7 +207,7 @@ function sharedCache(): string {
 }
 
 /** A base port with `count` free ports from it (the extra brokers and their controllers sit side by side). */
-async function freePortRun(count: number): Promise<number> {
+export async function freePortRun(count: number): Promise<number> {
   for (let attempt = 0; attempt < 50; attempt++) {
     const base = 20_000 + Math.floor(Math.random() * 30_000);
     const free = await Promise.all(Array.from({ length: count }, (_, i) => portFree(base + i)));

@@ -3,10 +3,11 @@ import { promisify } from 'node:util';
 import { gzip, unzip } from 'node:zlib';
 import kafkajs from 'kafkajs';
 import { explained, explainKafkaError } from '../errors.ts';
-import type { Producer, ProducerOptions } from '../types.ts';
+import type { OutgoingMessage, Producer, ProducerOptions } from '../types.ts';
 import type { Kafkajs } from './client.ts';
 import { createKeyPartitioner } from './partitioner.ts';
 import { installRecordEncoder } from './record.ts';
+import { unansweredMessages } from './unanswered.ts';
 
 const { CompressionCodecs, CompressionTypes } = kafkajs;
 
@@ -75,34 +76,81 @@ CompressionCodecs[CompressionTypes.GZIP] = () => ({
   decompress: (buffer: Buffer) => unzipAsync(buffer),
 });
 
+/** Rounds of sending again the messages a kafkajs send resolved without writing (unanswered.ts). */
+const UNANSWERED_ROUNDS = 5;
+
+/** A send that still had messages no partition leader acknowledged after every round: nothing is acknowledged. */
+export class KafkaUnwrittenError extends Error {
+  override name = 'KafkaUnwrittenError';
+}
+
 /**
  * An idempotent producer that waits for acks from all in-sync replicas. The partitioner hashes the key with murmur2
  * like the Java client, so a key lands on the same partition whichever client produced it (partitioner.ts).
+ *
+ * Two kafkajs defects lose acknowledged messages when a leader moves; both are closed here:
+ * - a send can resolve without having written some partitions (unanswered.ts): those messages are sent again by the
+ *   same producer (the broker recognises, by sequence number, a batch the old leader had written after all);
+ * - after a failed send kafkajs hands the same sequence numbers to the next messages, although the broker may have
+ *   written the failed batch: it then answers the next batch as a duplicate of that one, without writing it. So
+ *   after a failure the next send goes through a fresh kafkajs producer (a new producer id, sequences from 0).
  */
 export function createIdempotentProducer(kafka: Kafkajs, options: ProducerOptions = {}): Producer {
-  const producer = kafka.producer({
-    idempotent: true,
-    maxInFlightRequests: 1,
-    createPartitioner: createKeyPartitioner,
-    ...(options.retries !== undefined
-      ? { retry: { retries: Math.max(1, options.retries), initialRetryTime: 100, maxRetryTime: 1_000 } }
-      : {}),
-  });
+  // The partition kafkajs routed each message to, recorded by the partitioner (called on every attempt).
+  const routed = new WeakMap<object, number>();
+  const partitioner = () => {
+    const choose = createKeyPartitioner();
+    return (args: Parameters<ReturnType<typeof createKeyPartitioner>>[0]) => {
+      const partition = choose(args);
+      routed.set(args.message, partition);
+      return partition;
+    };
+  };
+  const make = () =>
+    kafka.producer({
+      idempotent: true,
+      maxInFlightRequests: 1,
+      createPartitioner: partitioner,
+      ...(options.retries !== undefined
+        ? { retry: { retries: Math.max(1, options.retries), initialRetryTime: 100, maxRetryTime: 1_000 } }
+        : {}),
+    });
+  let producer = make();
+  let failed = false;
   const compression = options.compression === 'gzip' ? CompressionTypes.GZIP : CompressionTypes.None;
+  const sendOnce = (topic: string, messages: OutgoingMessage[]) =>
+    producer.send({
+      topic,
+      acks: -1,
+      compression,
+      messages,
+      ...(options.ackTimeoutMs !== undefined ? { timeout: options.ackTimeoutMs } : {}),
+    });
+  const replace = async () => {
+    const old = producer;
+    producer = make();
+    failed = false;
+    await old.disconnect().catch(() => {});
+    await producer.connect();
+  };
   return {
     connect: () => explained(() => producer.connect()),
     async send(topic, messages) {
-      await producer
-        .send({
-          topic,
-          acks: -1,
-          compression,
-          messages,
-          ...(options.ackTimeoutMs !== undefined ? { timeout: options.ackTimeoutMs } : {}),
-        })
-        .catch((err: unknown) => {
-          throw explainKafkaError(err);
-        });
+      try {
+        if (failed) await replace();
+        let pending = messages;
+        for (let round = 0; round <= UNANSWERED_ROUNDS; round++) {
+          const answers = await sendOnce(topic, pending);
+          pending = unansweredMessages(topic, pending, (m) => routed.get(m), answers);
+          if (pending.length === 0) return;
+        }
+        throw new KafkaUnwrittenError(
+          `Kafka did not acknowledge ${pending.length} message(s) of ${topic} after ${UNANSWERED_ROUNDS + 1} sends (partitions ${[...new Set(pending.map((m) => routed.get(m)))].join(',')})`,
+        );
+      } catch (err) {
+        failed = true;
+        throw explainKafkaError(err);
+      }
     },
     disconnect: () => producer.disconnect(),
   };
