@@ -3,12 +3,15 @@
  * evaluator, the current findings, the owners and the warning lifecycle.
  */
 import { userInfo } from 'node:os';
+import { auditAlertsConfigFromEnv } from '../alerts/audit-log/config.ts';
 import { parseDurationSeconds } from '../alerts/duration.ts';
+import { startSchedule } from '../alerts/evaluator/schedule.ts';
 import {
   AlertsConfigError,
   type AlertsOverrides,
   acknowledgeWarning,
   addSeconds,
+  alertmanagerClient,
   alertsConfigFromEnv,
   detect,
   type EvaluationReport,
@@ -31,6 +34,7 @@ import { sqlFiles } from '../platform/sql-files.ts';
 import { schemaConfigFromEnv } from '../schema/config.ts';
 import { loadServicesConfig } from '../services/config.ts';
 import type { AlertsCliIo, ScopeFlags } from './alerts.ts';
+import { auditWatch } from './audit-watch.ts';
 
 interface Context {
   ch: ClickHouseClient;
@@ -168,12 +172,40 @@ export async function evaluate(io: AlertsCliIo, opts: EvaluateFlags): Promise<vo
         error: (m, e) => io.err(`tooltrail alerts: ${m}${e ? `: ${(e as Error).message}` : ''}`),
       },
     });
+    const audit = auditAlertsConfigFromEnv(io.env);
+    const watchAudit = audit.enabled
+      ? auditWatch({
+          ch,
+          database,
+          tenant: c.tenant,
+          sink: alertmanagerClient(c.alertmanagerUrl, c.alertmanagerTimeoutMs),
+          alertTtlSeconds: c.alertTtlSeconds,
+          config: audit,
+          env: io.env,
+          clock: io.clock,
+          warn: io.err,
+        })
+      : undefined;
+    const auditRun = async () => {
+      const sent = await watchAudit?.();
+      if (sent?.length) io.err(`tooltrail alerts: ${sent.length} audit log alert(s) sent`);
+    };
     if (opts.once) {
       const r = await evaluator.runOnce();
       print(r);
+      try {
+        await auditRun();
+      } catch (err) {
+        io.err(`tooltrail alerts: the audit log watch failed: ${(err as Error).message}`);
+        process.exitCode = 1;
+      }
       if (r.sendError) process.exitCode = 1;
       return;
     }
+    const auditSchedule = startSchedule(auditRun, {
+      intervalMs: c.intervalSeconds * 1000,
+      onError: (err) => io.err(`tooltrail alerts: the audit log watch failed: ${(err as Error).message}`),
+    });
     const schedule = evaluator.start(print);
     io.err(`tooltrail alerts: evaluating every ${c.intervalSeconds}s against ${c.alertmanagerUrl}`);
     await new Promise<void>((resolve) => {
@@ -188,7 +220,7 @@ export async function evaluate(io: AlertsCliIo, opts: EvaluateFlags): Promise<vo
       process.on('SIGINT', stop);
       process.on('SIGTERM', stop);
     });
-    await schedule.stop();
+    await Promise.all([schedule.stop(), auditSchedule.stop()]);
   });
 }
 

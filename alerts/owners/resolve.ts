@@ -5,6 +5,7 @@
  *   mutation findings:  the mutation tool's owner, else the agent's owner
  *   dangerous reads:    the read tool's owner
  *   warnings:           the (code, source) owner, else the owner of every code of that source (code `*`)
+ *   audit log alerts:   the log's audit owner, else the owner of every log (subject `*`)
  */
 import type { OwnerAssignment, SubjectKind } from './store.ts';
 
@@ -34,6 +35,10 @@ export class OwnerDirectory {
 
   forTool(tenant: string, tool: string): ResolvedOwner | null {
     return this.lookup(tenant, 'tool', tool);
+  }
+
+  forAuditLog(tenant: string, log: string): ResolvedOwner | null {
+    return this.lookup(tenant, 'audit', log) ?? this.lookup(tenant, 'audit', '*');
   }
 
   forWarning(tenant: string, code: string, source: string): ResolvedOwner | null {
