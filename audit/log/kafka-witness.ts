@@ -4,15 +4,13 @@
  * history (no compaction: a later forged note cannot replace an earlier one); `latestWitnessed` reads it to its end
  * and returns the newest note of each log for `tooltrail checkpoint verify --from-kafka`. Only platform/kafka is used.
  */
-import { randomUUID } from 'node:crypto';
 import {
   createIdempotentProducer,
   createKafkaClient,
-  createSimpleConsumer,
   ensureTopics,
-  fetchConsumerLag,
   type KafkaClient,
   type KafkaSecurity,
+  readTopic,
 } from '../../platform/kafka/index.ts';
 import type { PublishedCheckpoint, WitnessSink } from './witness.ts';
 
@@ -63,43 +61,26 @@ export class KafkaWitnessError extends Error {}
 
 const header = (v: Buffer | string | undefined) => (v === undefined ? '' : v.toString());
 
-/** Reads the topic to its current end; the newest note of each (tenant, log), by offset. */
+/** Reads the topic to its current end (platform/kafka `readTopic`); the newest note of each (tenant, log), by offset. */
 export async function latestWitnessed(
   c: KafkaWitnessConfig,
   timeoutMs = 30_000,
 ): Promise<Map<string, PublishedCheckpoint>> {
-  const kafka = client(c, 'tooltrail-witness-reader');
-  const group = `tooltrail-witness-reader-${randomUUID()}`;
-  const ends = await fetchConsumerLag(kafka, group, c.topic).catch((err: Error) => {
-    throw new KafkaWitnessError(`cannot read witness topic ${c.topic}: ${err.message}`);
-  });
   const latest = new Map<string, PublishedCheckpoint>();
-  const pending = new Map(ends.filter((e) => e.lag > 0).map((e) => [e.partition, Number(e.highWatermark) - 1]));
-  if (pending.size === 0) return latest;
-  const consumer = await createSimpleConsumer(kafka, group, c.topic);
   try {
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(
-        () => reject(new KafkaWitnessError(`witness topic ${c.topic} not read to its end within ${timeoutMs} ms`)),
-        timeoutMs,
-      );
-      timer.unref();
-      consumer
-        .run(async (m) => {
-          const tenant = header(m.headers['tooltrail-tenant']);
-          const log = header(m.headers['tooltrail-log']);
-          const size = Number(header(m.headers['tooltrail-size']));
-          if (tenant && log && m.value) latest.set(`${tenant}/${log}`, { tenant, log, size, note: m.value.toString() });
-          if (Number(m.offset) >= (pending.get(m.partition) ?? Number.POSITIVE_INFINITY)) pending.delete(m.partition);
-          if (pending.size === 0) {
-            clearTimeout(timer);
-            resolve();
-          }
-        })
-        .catch(reject);
-    });
-  } finally {
-    await consumer.disconnect();
+    await readTopic(
+      client(c, 'tooltrail-witness-reader'),
+      c.topic,
+      (m) => {
+        const tenant = header(m.headers['tooltrail-tenant']);
+        const log = header(m.headers['tooltrail-log']);
+        const size = Number(header(m.headers['tooltrail-size']));
+        if (tenant && log && m.value) latest.set(`${tenant}/${log}`, { tenant, log, size, note: m.value.toString() });
+      },
+      { timeoutMs },
+    );
+  } catch (err) {
+    throw new KafkaWitnessError(`cannot read witness topic ${c.topic}: ${(err as Error).message}`);
   }
   return latest;
 }
