@@ -48,6 +48,12 @@ export const BENCHES: readonly BenchSpec[] = [
     quick: ['--seconds', '3', '--rounds', '1'],
   },
   {
+    name: 'collector-memory',
+    file: 'bench/collector-memory.ts',
+    full: [],
+    quick: ['--rounds', '1'],
+  },
+  {
     name: 'ingest-throughput',
     file: 'bench/ingest-throughput.ts',
     full: [],
