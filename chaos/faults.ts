@@ -6,6 +6,7 @@
 import type { Stack } from '../cli/stack/processes.ts';
 import { mulberry32 } from '../platform/seeded-random.ts';
 import { CLUSTER_FAULT_KINDS, type ClusterFaultCounters, injectClusterFault } from './cluster-faults.ts';
+import { hostileClients } from './hostile-clients.ts';
 import type { LoadGenerator } from './load.ts';
 
 /** The faults of any stack (the default `--faults`); the cluster ones need `--kafka-brokers 3`. */
@@ -15,6 +16,7 @@ export const FAULT_KINDS = [
   'clickhouse-outage',
   'collector-restart',
   'collector-saturation',
+  'hostile-clients',
 ] as const;
 export const ALL_FAULT_KINDS = [...FAULT_KINDS, ...CLUSTER_FAULT_KINDS] as const;
 export type FaultKind = (typeof ALL_FAULT_KINDS)[number];
@@ -125,6 +127,11 @@ export async function inject(
     case 'collector-saturation': {
       const r = await load.burst(o.burstConcurrency, o.burstMs);
       return `${o.burstConcurrency} requests in flight for ${o.burstMs / 1000} s: ${r.requests} new requests, ${r.status429} answers 429`;
+    }
+    case 'hostile-clients': {
+      const refusedBefore = load.counters.refused429;
+      const detail = await hostileClients(stack);
+      return `${detail}; the load got ${load.counters.refused429 - refusedBefore} answers 429 meanwhile`;
     }
   }
 }

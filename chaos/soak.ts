@@ -8,6 +8,7 @@ import { createKafkaClient, fetchConsumerLag } from '../platform/kafka/index.ts'
 import { countStored, type StoredCounts, VisibilityPoller, waitForDrain } from './accounting.ts';
 import {
   buildSchedule,
+  FAULT_KINDS,
   type FaultKind,
   type FaultOptions,
   type FaultRecord,
@@ -70,7 +71,7 @@ export const DEFAULT_SOAK: Omit<SoakOptions, 'log'> = {
   rate: 1_000,
   spansPerRequest: 20,
   seed: 1,
-  faults: ['ingest-kill9', 'kafka-restart', 'clickhouse-outage', 'collector-restart', 'collector-saturation'],
+  faults: [...FAULT_KINDS],
   kafkaBrokers: 1,
   ingestInstances: 1,
   lostAnswers: 0.01,

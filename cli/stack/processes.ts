@@ -6,7 +6,7 @@
  * synchronous `killAllSync()` does the same for processes when the parent exits abruptly.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +25,14 @@ const ROOT = PACKAGE_ROOT;
 const CLI = join(ROOT, 'bin', 'tooltrail.js');
 export const CHAOS_TOKEN = 'chaos-soak-token';
 export const CHAOS_TENANT = 'chaos';
+/** A second credential, for the hostile-clients fault (chaos/hostile-clients.ts): the load's tenant must stay served. */
+export const HOSTILE_TOKEN = 'chaos-hostile-token-0001';
+export const HOSTILE_TENANT = 'chaos-hostile';
+/** A third, quiet credential: the tenant the hostile-clients fault checks is still served (the load fills its own share). */
+export const BYSTANDER_TOKEN = 'chaos-bystander-token-01';
+export const BYSTANDER_TENANT = 'chaos-bystander';
+/** The soak's collector cuts slow clients sooner than the defaults (10 s, 30 s), so the hostile fault fits its slot. */
+export const CHAOS_COLLECTOR_TIMEOUTS = { headersTimeoutMs: 2_000, requestTimeoutMs: 4_000 };
 const TOPIC = 'chaos_spans';
 const DATABASE = 'chaos';
 const GROUP_ID = 'chaos-ingest';
@@ -246,7 +254,7 @@ export async function startStack(log: (m: string) => void, o: StackOptions = {})
     ...svcEnv,
     TOOLTRAIL_KAFKA_BROKERS: svc.kafka.brokers.join(','),
     TOOLTRAIL_CLICKHOUSE_URL: svc.clickhouse.url,
-    TOOLTRAIL_COLLECTOR_TOKENS: `${CHAOS_TOKEN}=${CHAOS_TENANT}`,
+    TOOLTRAIL_COLLECTOR_TOKENS: `${CHAOS_TOKEN}=${CHAOS_TENANT},${HOSTILE_TOKEN}=${HOSTILE_TENANT},${BYSTANDER_TOKEN}=${BYSTANDER_TENANT}`,
     TOOLTRAIL_COLLECTOR_PORT: String(collectorPort),
     TOOLTRAIL_COLLECTOR_TOPIC: TOPIC,
     TOOLTRAIL_INGEST_TOPIC: TOPIC,
@@ -256,7 +264,11 @@ export async function startStack(log: (m: string) => void, o: StackOptions = {})
     // A killed member's partitions move after 6 s (the broker minimum) instead of 30.
     TOOLTRAIL_INGEST_SESSION_TIMEOUT_MS: '6000',
   });
-  const collector = new Component('collector', ['collector'], env, () => portOpen(collectorPort));
+  const collectorFile = join(home, 'collector.json');
+  writeFileSync(collectorFile, JSON.stringify({ collector: { http: CHAOS_COLLECTOR_TIMEOUTS } }));
+  const collector = new Component('collector', ['collector', '--config', collectorFile], env, () =>
+    portOpen(collectorPort),
+  );
   let leaderJoins = 0;
   const ingests = Array.from({ length: ingestCount }, (_, i) => {
     const c: Component = new Component(

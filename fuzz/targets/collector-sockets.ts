@@ -140,9 +140,13 @@ export const socketsTarget: FuzzTarget = {
           now = await held(collector);
         }
         if (now !== '0/0') report.violation({ kind: 'slot_leaked', index: i, input: c.label, answer: `held ${now}` });
-        const other = await postEmptyExport(port, OTHER_TOKEN).catch(() => -1);
-        if (other !== 200) {
-          report.violation({ kind: 'other_tenant_refused', index: i, input: c.label, answer: `status ${other}` });
+        const other = await postEmptyExport(port, OTHER_TOKEN).catch((err: Error) => ({
+          status: -1,
+          body: err.message,
+        }));
+        if (other.status !== 200) {
+          const answer = `status ${other.status} ${clip(other.body)}`;
+          report.violation({ kind: 'other_tenant_refused', index: i, input: c.label, answer });
         }
       }
     } finally {

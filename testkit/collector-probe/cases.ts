@@ -141,7 +141,8 @@ export const PROBE_CASES: ProbeCase[] = [
   {
     name: 'content-length-absurd',
     rule: 'a Content-Length of 2^40: 413 before a byte of the body is read',
-    play: (t) => connection(t, [{ write: `${head(t, PROTOBUF, { 'Content-Length': 2 ** 40 })}\x0a\x00` }]),
+    play: (t) =>
+      connection(t, [{ write: `${head(t, PROTOBUF, { 'Content-Length': 2 ** 40 })}\x0a\x00` }], { after: 'response' }),
     expect: (t) => [{ status: 413, reason: new RegExp(`exceeds ${t.limits.maxWireBytes} bytes`) }],
   },
   {
@@ -199,7 +200,7 @@ export const PROBE_CASES: ProbeCase[] = [
       const steps: WireStep[] = [{ write: head(t, JSON_TYPE, { 'Transfer-Encoding': 'chunked' }) }];
       for (let i = 0; i < frames; i++) steps.push({ write: frame });
       steps.push({ write: '0\r\n\r\n' });
-      return connection(t, steps);
+      return connection(t, steps, { after: 'response' });
     },
     expect: (t) => [{ status: 413, reason: new RegExp(`exceeds ${t.limits.maxWireBytes} bytes`) }],
   },
@@ -294,7 +295,9 @@ export const PROBE_CASES: ProbeCase[] = [
         resourceSpans: [{ scopeSpans: [{ spans: [jsonSpan()] }] }],
         resource_spans: [{ scope_spans: [{ spans: [jsonSpan()] }] }],
       });
-      return connection(t, [{ write: head(t, JSON_TYPE, { 'Content-Length': body.length }) + body }]);
+      return connection(t, [{ write: head(t, JSON_TYPE, { 'Content-Length': body.length }) + body }], {
+        after: 'response',
+      });
     },
     expect: () => [{ status: 400, reason: /resourceSpans and resource_spans/ }],
   },
@@ -304,7 +307,9 @@ export const PROBE_CASES: ProbeCase[] = [
     play: (t) => {
       const twice = jsonSpan({ trace_id: randomBytes(16).toString('hex') });
       const body = jsonBody([twice, jsonSpan()]);
-      return connection(t, [{ write: head(t, JSON_TYPE, { 'Content-Length': body.length }) + body }]);
+      return connection(t, [{ write: head(t, JSON_TYPE, { 'Content-Length': body.length }) + body }], {
+        after: 'response',
+      });
     },
     expect: () => [{ status: 200, reason: /"rejectedSpans":"1".*traceId and trace_id/ }],
   },
@@ -314,7 +319,9 @@ export const PROBE_CASES: ProbeCase[] = [
     play: (t) => {
       const deep = (levels: number) => jsonSpan({ attributes: [{ key: 'deep', value: nestedJson(levels) }] });
       const body = jsonBody([deep(32), deep(33)]);
-      return connection(t, [{ write: head(t, JSON_TYPE, { 'Content-Length': body.length }) + body }]);
+      return connection(t, [{ write: head(t, JSON_TYPE, { 'Content-Length': body.length }) + body }], {
+        after: 'response',
+      });
     },
     expect: () => [{ status: 200, reason: /"rejectedSpans":"1","errorMessage":"rejected 1 of 2 spans: .*nest/ }],
   },
@@ -323,7 +330,9 @@ export const PROBE_CASES: ProbeCase[] = [
     rule: 'JSON arrays 20,000 deep: a 400 naming the depth, never a crash or a stack overflow',
     play: (t) => {
       const body = `{"resourceSpans":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
-      return connection(t, [{ write: head(t, JSON_TYPE, { 'Content-Length': body.length }) + body }]);
+      return connection(t, [{ write: head(t, JSON_TYPE, { 'Content-Length': body.length }) + body }], {
+        after: 'response',
+      });
     },
     expect: () => [{ status: 400, reason: NOT_OTLP }],
   },
@@ -333,7 +342,9 @@ export const PROBE_CASES: ProbeCase[] = [
     play: (t) => {
       const deep = (levels: number) => span({ attributes: [{ key: 'deep', value: nestedValue(levels, true) }] });
       const body = protobufBody(request([deep(32), deep(33)]));
-      return connection(t, [{ write: head(t, PROTOBUF, { 'Content-Length': body.length }) }, { write: body }]);
+      return connection(t, [{ write: head(t, PROTOBUF, { 'Content-Length': body.length }) }, { write: body }], {
+        after: 'response',
+      });
     },
     // The ExportTraceServiceResponse's partial_success message, read in the protobuf bytes.
     expect: () => [{ status: 200, reason: /rejected 1 of 2 spans: .*nested deeper than 32/ }],
@@ -343,7 +354,9 @@ export const PROBE_CASES: ProbeCase[] = [
     rule: 'a protobuf AnyValue 3,000 levels deep: 400 or the span rejected, never a crash or a stack overflow',
     play: (t) => {
       const body = protobufBody(request([span({ attributes: [{ key: 'deep', value: nestedValue(3_000) }] })]));
-      return connection(t, [{ write: head(t, PROTOBUF, { 'Content-Length': body.length }) }, { write: body }]);
+      return connection(t, [{ write: head(t, PROTOBUF, { 'Content-Length': body.length }) }, { write: body }], {
+        after: 'response',
+      });
     },
     expect: () => [{ status: 400, reason: /./ }],
   },

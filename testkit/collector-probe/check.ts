@@ -17,16 +17,22 @@ export interface ProbeChecks {
   inFlight?: () => Promise<InFlight>;
   /** How long the gauges may take to come back to 0 once the case is over. */
   settleMs: number;
-  /** Another tenant's request: resolves to its status (200 expected). */
-  served: () => Promise<number>;
+  /** Another tenant's request: resolves to its answer (200 expected). */
+  served: () => Promise<Served>;
+}
+
+export interface Served {
+  status: number;
+  /** The answer's body (a refusal's reason). */
+  body: string;
 }
 
 export interface ProbeOutcome {
   name: string;
   seen: Seen[];
   /** The other tenant's status while the abuse held (cases that hold something), and after it. */
-  servedDuring: number | undefined;
-  servedAfter: number;
+  servedDuring: Served | undefined;
+  servedAfter: Served;
   held: InFlight | undefined;
   problems: string[];
 }
@@ -41,17 +47,17 @@ const clip = (s: string) => (s.length > 160 ? `${s.slice(0, 160)}...` : s);
 
 export async function checkProbeCase(t: ProbeTarget, c: ProbeCase, checks: ProbeChecks): Promise<ProbeOutcome> {
   const problems: string[] = [];
-  let servedDuring: number | undefined;
+  let servedDuring: Served | undefined;
   const seen = await c.play(t, async () => {
-    servedDuring = await checks.served().catch(() => -1);
+    servedDuring = await checks.served().catch(failedServed);
   });
   const expected = c.expect(t);
   const answers = seen.map((s) => `${s.status} ${clip(s.body)}`).join(' | ');
   if (seen.length !== expected.length || !expected.every((e, i) => matches(seen[i] as Seen, e))) {
     problems.push(`answered [${answers}], expected [${expected.map(show).join(' | ')}]`);
   }
-  if (servedDuring !== undefined && servedDuring !== 200) {
-    problems.push(`another tenant got ${servedDuring} while the abuse held`);
+  if (servedDuring !== undefined && servedDuring.status !== 200) {
+    problems.push(`another tenant got ${servedDuring.status} ${clip(servedDuring.body)} while the abuse held`);
   }
   let held: InFlight | undefined;
   if (checks.inFlight) {
@@ -65,13 +71,17 @@ export async function checkProbeCase(t: ProbeTarget, c: ProbeCase, checks: Probe
       problems.push(`still held after the case: ${held.requests} request(s), ${held.bytes} byte(s)`);
     }
   }
-  const servedAfter = await checks.served().catch(() => -1);
-  if (servedAfter !== 200) problems.push(`another tenant got ${servedAfter} after the case`);
+  const servedAfter = await checks.served().catch(failedServed);
+  if (servedAfter.status !== 200) {
+    problems.push(`another tenant got ${servedAfter.status} ${clip(servedAfter.body)} after the case`);
+  }
   return { name: c.name, seen, servedDuring, servedAfter, held, problems };
 }
 
+const failedServed = (err: Error): Served => ({ status: -1, body: err.message });
+
 /** An empty OTLP/JSON export by `token`: 200 when the collector admits that tenant. */
-export function postEmptyExport(port: number, token: string): Promise<number> {
+export function postEmptyExport(port: number, token: string): Promise<Served> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       {
@@ -83,8 +93,12 @@ export function postEmptyExport(port: number, token: string): Promise<number> {
         headers: { 'content-type': 'application/json', 'content-length': 2, authorization: `Bearer ${token}` },
       },
       (res) => {
-        res.resume();
-        res.once('end', () => resolve(res.statusCode ?? 0));
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (d: string) => {
+          body += d;
+        });
+        res.once('end', () => resolve({ status: res.statusCode ?? 0, body }));
       },
     );
     req.once('error', reject);

@@ -12,8 +12,11 @@ export interface WireStep {
 }
 
 export interface WireOptions {
-  /** After the last step: `end` half-closes (the client is done), `hangup` destroys, `keep` waits for the server. */
-  after: 'end' | 'hangup' | 'keep';
+  /**
+   * After the last step: `end` half-closes at once (the client is done), `response` half-closes once a whole response
+   * has arrived (as an exporter waits for its answer), `hangup` destroys, `keep` waits for the server to close.
+   */
+  after: 'end' | 'response' | 'hangup' | 'keep';
   /** The connection is destroyed after this long whatever happens (bounds every case). */
   timeoutMs: number;
 }
@@ -35,8 +38,10 @@ export function exchange(port: number, steps: WireStep[], o: WireOptions): Promi
     let clientDone = false;
     let timedOut = false;
     socket.setEncoding('latin1');
+    let answered: () => void = () => {};
     socket.on('data', (d: string) => {
       received += d;
+      if (wholeResponse(received)) answered();
     });
     socket.on('error', () => {});
     const bound = setTimeout(() => {
@@ -58,7 +63,10 @@ export function exchange(port: number, steps: WireStep[], o: WireOptions): Promi
       }
       if (socket.destroyed) return;
       if (o.after === 'end') socket.end();
-      else if (o.after === 'hangup') {
+      else if (o.after === 'response') {
+        answered = () => socket.end();
+        if (wholeResponse(received)) socket.end();
+      } else if (o.after === 'hangup') {
         clientDone = true;
         socket.destroy();
       }
@@ -91,6 +99,14 @@ export function responsesOf(received: string): WireResponse[] {
     rest = rest.slice(headEnd + 4 + body.length);
   }
   return out;
+}
+
+/** Whether `received` starts with a response whose body (by its Content-Length) has arrived whole. */
+function wholeResponse(received: string): boolean {
+  const headEnd = received.indexOf('\r\n\r\n');
+  if (!received.startsWith('HTTP/1.') || headEnd < 0) return false;
+  const length = /\r\ncontent-length:\s*(\d+)/i.exec(received.slice(0, headEnd))?.[1];
+  return length !== undefined && received.length - headEnd - 4 >= Number(length);
 }
 
 /** The request line and headers of a POST to /v1/traces. */
