@@ -24,7 +24,8 @@ import {
 import type { ManagedService } from '../service.ts';
 import { assertJava, ensureKafkaJars, log4jProperties } from './kafka.ts';
 
-const START_TIMEOUT_MS = 90_000;
+/** A node restarted after kill -9 recovers its logs first: on a loaded 2-core machine that passed 90 s. */
+const START_TIMEOUT_MS = 180_000;
 /** A small heap per node: several engineers' clusters share one machine. */
 const NODE_HEAP = ['-Xms128m', '-Xmx384m'];
 const NODE_PID = /^kafka-(\d+)\.pid$/;
