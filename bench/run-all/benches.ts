@@ -28,6 +28,13 @@ export const BENCHES: readonly BenchSpec[] = [
     quick: ['8', '500'],
   },
   {
+    name: 'audit-log',
+    file: 'bench/audit-log.ts',
+    // Full: 5 alternated rounds of 6 batches, a day of 24 hourly batches; quick: a quarter of it.
+    full: [],
+    quick: ['--batches', '3', '--rounds', '3', '--day-batches', '6', '--spans', '200'],
+  },
+  {
     name: 'digest-overhead',
     file: 'bench/digest-overhead.ts',
     // Fixed size (20,000 rows x 7 runs): already a few seconds.
