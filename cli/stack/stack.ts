@@ -80,8 +80,8 @@ export function defaultPagesFile(services: ServicesConfig): string {
 }
 
 /** The ingest's default tenant and where it comes from: the option, the environment, or the no-auth tenant. */
-function defaultTenantOf(
-  o: StackOptions,
+export function defaultTenantOf(
+  o: Pick<StackOptions, 'defaultTenant'>,
   fromEnv: string | undefined,
   auth: { mode: string; noAuthTenant: string },
 ): { tenant?: string; source: string } {
@@ -134,7 +134,9 @@ export async function startStack(o: StackOptions): Promise<Stack> {
     if (o.mode === 'kafka') {
       collectorConfig.sink = 'kafka';
       collectorConfig.kafka.brokers = o.services.kafka.brokers;
+      // The topic both use: the caller's, else the collector's environment (as `tooltrail collector` reads it).
       if (o.kafka) collectorConfig.kafka.topic = o.kafka.topic;
+      else if (o.env.TOOLTRAIL_COLLECTOR_TOPIC) collectorConfig.kafka.topic = o.env.TOOLTRAIL_COLLECTOR_TOPIC;
       validateCollectorConfig(collectorConfig);
       // The ingest's environment (TOOLTRAIL_INGEST_*) counts here as for `tooltrail ingest`.
       const ingestConfig = applyOverrides(defaultIngestConfig(o.env), overridesFromEnv(o.env));
