@@ -15,7 +15,10 @@ arrived_mutations AS
             scope_resource, mutation_basis, mutation_target_count, guard_decision, evidence_snapshots,
             evidence_call_ids
         FROM {database:Identifier}.detector_mutations
+        -- The time bound changes no row (every mutation kept starts at or after its session's from_time); it lets
+        -- ClickHouse skip the daily partitions of the history instead of probing each one's index.
         WHERE (tenant, session) IN (SELECT tenant, session FROM arrived)
+          AND start_time >= (SELECT min(from_time) FROM arrived)
     ) AS m
     INNER JOIN arrived AS a ON a.tenant = m.tenant AND a.session = m.session
     WHERE m.start_time >= a.from_time
