@@ -6,7 +6,9 @@
  * ROUNDS rounds. The collector runs in a child process so its CPU is its own.
  *
  *   node --import tsx bench/collector-throughput.ts [--seconds 10] [--rounds 3] [--concurrency 8] [--compression gzip|none]
- *       [--decode-threads 0] [--producers 1] [--modes discard,kafka]
+ *       [--decode-threads 0] [--producers 1] [--modes discard,kafka] [--clients kafkajs,platformatic]
+ * Each Kafka client of --clients runs in every round, alternated with the others and the discard baseline; the
+ * report gives each client's figures and the CPU and p99 ratios of each to the first.
  * The collector child runs with the V8 flags `tooltrail collector` uses (BENCH_DEFAULT_V8=1: without them);
  * BENCH_CHILD_NODE_ARGS adds more (e.g. --cpu-prof).
  */
@@ -19,7 +21,14 @@ import { loadCollectorConfig } from '../collector/config.ts';
 import { createCollector } from '../collector/factory.ts';
 import { COLLECTOR_NODE_FLAGS } from '../collector/node-flags.ts';
 import { Attr, EXECUTE_TOOL, GenAi, toolSpanName } from '../contract/index.ts';
-import { createKafkaClient, deleteTopics, ensureTopics } from '../platform/kafka/index.ts';
+import {
+  createKafkaClient,
+  deleteTopics,
+  ensureTopics,
+  isKafkaClientKind,
+  KAFKA_CLIENTS,
+  type KafkaClientKind,
+} from '../platform/kafka/index.ts';
 import { metricValue } from '../platform/metrics/index.ts';
 import { encodeExportTraceServiceRequest, type KeyValue, type Span } from '../platform/otlp/index.ts';
 import { loadServicesConfig } from '../services/config.ts';
@@ -40,6 +49,9 @@ const { values: args } = parseArgs({
     producers: { type: 'string', default: '1' },
     /** Comma-separated subset of discard,kafka (profiling one side); the report needs both. */
     modes: { type: 'string', default: 'discard,kafka' },
+    /** The Kafka clients compared (platform/kafka), alternated round after round; the first is the baseline. */
+    clients: { type: 'string', default: KAFKA_CLIENTS.join(',') },
+    client: { type: 'string' },
     serve: { type: 'string' },
     topic: { type: 'string' },
   },
@@ -111,12 +123,25 @@ function percentile(sorted: number[], p: number): number {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
-async function startChild(mode: 'kafka' | 'discard', topic: string) {
+/** A round's collector: the discard sink, or Kafka through one client. */
+type Side = 'discard' | KafkaClientKind;
+
+function clientsOf(list: string | undefined): KafkaClientKind[] {
+  const clients = (list ?? '').split(',').filter(Boolean);
+  const bad = clients.filter((c) => !isKafkaClientKind(c));
+  if (bad.length > 0 || clients.length === 0) {
+    throw new Error(`--clients: must list some of ${KAFKA_CLIENTS.join(', ')} (got "${list}")`);
+  }
+  return clients as KafkaClientKind[];
+}
+
+async function startChild(side: Side, topic: string) {
   const child = fork(
     fileURLToPath(import.meta.url),
     [
       '--serve',
-      mode,
+      side === 'discard' ? 'discard' : 'kafka',
+      ...(side === 'discard' ? [] : ['--client', side]),
       '--topic',
       topic,
       '--compression',
@@ -180,19 +205,19 @@ async function load(port: number, bodies: Buffer[], seconds: number, concurrency
 }
 
 async function round(
-  mode: 'kafka' | 'discard',
+  side: Side,
   topic: string,
   bodies: Buffer[],
   seconds: number,
   concurrency: number,
 ): Promise<RoundResult> {
-  const child = await startChild(mode, topic);
+  const child = await startChild(side, topic);
   try {
     await load(child.port, bodies, 2, concurrency); // warm-up: JIT, connections, producer
     const before = await child.cpu();
     const r = await load(child.port, bodies, seconds, concurrency);
     const after = await child.cpu();
-    if (mode === 'kafka' && after.accepted - before.accepted !== r.spans) {
+    if (side !== 'discard' && after.accepted - before.accepted !== r.spans) {
       throw new Error(
         `Kafka acknowledged ${after.accepted - before.accepted} spans, the clients saw ${r.spans} accepted`,
       );
@@ -222,23 +247,28 @@ async function main() {
     `collector throughput: ${SPANS_PER_REQUEST} spans/request (${SPANS_PER_TRACE}/trace, ~${Math.round(bodies[0]!.length / 1024)} KiB protobuf), ` +
       `${concurrency} concurrent clients, ${seconds}s x ${rounds} rounds, Kafka ${services.kafka.brokers.join(',')} compression ${args.compression}, ${args['decode-threads']} decode thread(s), ${args.producers} producer(s), node ${process.env.BENCH_DEFAULT_V8 ? '(V8 defaults)' : COLLECTOR_NODE_FLAGS.join(' ')}`,
   );
-  const results: Record<'kafka' | 'discard', RoundResult[]> = { kafka: [], discard: [] };
+  const clients = args.modes?.split(',').includes('kafka') ? clientsOf(args.clients) : [];
+  const sides: Side[] = [...(args.modes?.split(',').includes('discard') ? ['discard' as const] : []), ...clients];
+  const results = new Map<Side, RoundResult[]>(sides.map((s) => [s, []]));
   try {
     for (let i = 0; i < rounds; i++) {
-      for (const mode of (['discard', 'kafka'] as const).filter((m) => args.modes?.split(',').includes(m))) {
-        const r = await round(mode, topic, bodies, seconds, concurrency);
-        results[mode].push(r);
+      // Alternated, and the order turned each round, so neither client always follows the other.
+      const order = i % 2 === 0 ? sides : [...sides].reverse();
+      for (const side of order) {
+        const r = await round(side, topic, bodies, seconds, concurrency);
+        results.get(side)?.push(r);
         console.log(
-          `  round ${i + 1} ${mode.padEnd(7)} ${Math.round(r.spansPerSec).toLocaleString('en-US').padStart(9)} spans/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  CPU ${r.cpuMsPer10k.toFixed(1)} ms/10k spans${r.non200 ? `  (${r.non200} non-200)` : ''}`,
+          `  round ${i + 1} ${side.padEnd(12)} ${Math.round(r.spansPerSec).toLocaleString('en-US').padStart(9)} spans/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  CPU ${r.cpuMsPer10k.toFixed(1)} ms/10k spans${r.non200 ? `  (${r.non200} non-200)` : ''}`,
         );
       }
     }
   } finally {
     await deleteTopics(kafka, [topic]).catch(() => {});
   }
-  if (results.kafka.length === 0 || results.discard.length === 0) return;
-  const summary = (mode: 'kafka' | 'discard') => {
-    const rs = results[mode];
+  const d = results.get('discard') ?? [];
+  if (clients.length === 0 || d.length === 0) return;
+  const summary = (side: Side) => {
+    const rs = results.get(side) ?? [];
     return {
       spansPerSec: median(rs.map((r) => r.spansPerSec)),
       p50: median(rs.map((r) => r.p50)),
@@ -246,46 +276,76 @@ async function main() {
       cpu: median(rs.map((r) => r.cpuMsPer10k)),
     };
   };
-  const k = summary('kafka');
-  const d = summary('discard');
+  const ds = summary('discard');
+  const first = clients[0] as KafkaClientKind;
+  const fs = summary(first);
   console.log('medians:');
+  for (const c of clients) {
+    const k = summary(c);
+    console.log(
+      `  into Kafka (${c.padEnd(12)}) ${Math.round(k.spansPerSec).toLocaleString('en-US').padStart(9)} spans/s  p50 ${k.p50.toFixed(1)} ms  p99 ${k.p99.toFixed(1)} ms  collector CPU ${k.cpu.toFixed(1)} ms/10k spans`,
+    );
+  }
   console.log(
-    `  into Kafka        ${Math.round(k.spansPerSec).toLocaleString('en-US').padStart(9)} spans/s  p50 ${k.p50.toFixed(1)} ms  p99 ${k.p99.toFixed(1)} ms  collector CPU ${k.cpu.toFixed(1)} ms/10k spans`,
+    `  discard baseline            ${Math.round(ds.spansPerSec).toLocaleString('en-US').padStart(9)} spans/s  p50 ${ds.p50.toFixed(1)} ms  p99 ${ds.p99.toFixed(1)} ms  collector CPU ${ds.cpu.toFixed(1)} ms/10k spans`,
   );
-  console.log(
-    `  discard baseline  ${Math.round(d.spansPerSec).toLocaleString('en-US').padStart(9)} spans/s  p50 ${d.p50.toFixed(1)} ms  p99 ${d.p99.toFixed(1)} ms  collector CPU ${d.cpu.toFixed(1)} ms/10k spans`,
-  );
-  console.log(
-    `  ratio Kafka/discard: throughput ${(k.spansPerSec / d.spansPerSec).toFixed(2)}x, CPU per span ${(k.cpu / d.cpu).toFixed(2)}x; target >= 50,000 spans/s into Kafka: ${k.spansPerSec >= 50_000 ? 'met' : 'NOT met'}`,
-  );
+  for (const c of clients) {
+    const k = summary(c);
+    console.log(
+      `  ratio ${c}/discard: throughput ${(k.spansPerSec / ds.spansPerSec).toFixed(2)}x, CPU per span ${(k.cpu / ds.cpu).toFixed(2)}x; target >= 50,000 spans/s into Kafka: ${k.spansPerSec >= 50_000 ? 'met' : 'NOT met'}`,
+    );
+    if (c !== first) {
+      console.log(
+        `  ratio ${c}/${first}: CPU per span ${(k.cpu / fs.cpu).toFixed(2)}x, p99 ${(k.p99 / fs.p99).toFixed(2)}x, throughput ${(k.spansPerSec / fs.spansPerSec).toFixed(2)}x`,
+      );
+    }
+  }
   // The table's median is the midpoint for an even number of rounds, the lines above take the upper one.
-  const of = (mode: 'kafka' | 'discard', key: 'spansPerSec' | 'p99' | 'cpuMsPer10k') =>
-    spread(results[mode].map((r) => r[key]));
-  const kThroughput = of('kafka', 'spansPerSec');
-  const kCpu = of('kafka', 'cpuMsPer10k');
+  const of = (side: Side, key: 'spansPerSec' | 'p99' | 'cpuMsPer10k') =>
+    spread((results.get(side) ?? []).map((r) => r[key]));
   const dThroughput = of('discard', 'spansPerSec').value;
   const dCpu = of('discard', 'cpuMsPer10k').value;
   printBenchReport({
     bench: 'collector-throughput',
-    figures: [
-      {
-        name: 'into Kafka',
-        ...kThroughput,
-        unit: 'spans/s',
-        baseline: { name: 'discard sink', value: dThroughput },
-        ratio: kThroughput.value / dThroughput,
-        target: '≥ 50,000 spans/s',
-        met: kThroughput.value >= 50_000,
-      },
-      {
-        name: 'collector CPU into Kafka',
-        ...kCpu,
-        unit: 'ms/10k spans',
-        baseline: { name: 'discard sink', value: dCpu },
-        ratio: kCpu.value / dCpu,
-      },
-      { name: 'p99 request latency into Kafka', ...of('kafka', 'p99'), unit: 'ms' },
-    ],
+    figures: clients.flatMap((c) => {
+      // The first client keeps the figures' historical names; the others say which client they are.
+      const suffix = c === first ? '' : ` (${c})`;
+      const kThroughput = of(c, 'spansPerSec');
+      const kCpu = of(c, 'cpuMsPer10k');
+      const kP99 = of(c, 'p99');
+      return [
+        {
+          name: `into Kafka${suffix}`,
+          ...kThroughput,
+          unit: 'spans/s',
+          baseline: { name: 'discard sink', value: dThroughput },
+          ratio: kThroughput.value / dThroughput,
+          target: '≥ 50,000 spans/s',
+          met: kThroughput.value >= 50_000,
+        },
+        {
+          name: `collector CPU into Kafka${suffix}`,
+          ...kCpu,
+          unit: 'ms/10k spans',
+          baseline:
+            c === first
+              ? { name: 'discard sink', value: dCpu }
+              : { name: `${first}`, value: of(first, 'cpuMsPer10k').value },
+          ratio: c === first ? kCpu.value / dCpu : kCpu.value / of(first, 'cpuMsPer10k').value,
+        },
+        {
+          name: `p99 request latency into Kafka${suffix}`,
+          ...kP99,
+          unit: 'ms',
+          ...(c === first
+            ? {}
+            : {
+                baseline: { name: `${first}`, value: of(first, 'p99').value },
+                ratio: kP99.value / of(first, 'p99').value,
+              }),
+        },
+      ];
+    }),
   });
 }
 
@@ -302,6 +362,7 @@ async function serve(mode: string) {
         createTopic: false,
         compression: args.compression as 'gzip' | 'none',
         producers: Number(args.producers),
+        ...(args.client ? { client: clientsOf(args.client)[0] } : {}),
       },
     },
   });

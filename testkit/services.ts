@@ -4,7 +4,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { type ClickHouseClient, createClickHouse, pingClickHouse } from '../platform/clickhouse.ts';
-import { createKafkaClient, describeCluster, type KafkaClient } from '../platform/kafka/index.ts';
+import { createKafkaClient, describeCluster, type KafkaClient, type KafkaClientKind } from '../platform/kafka/index.ts';
 import { DEFAULT_RETENTION_DAYS, type SchemaConfig } from '../schema/config.ts';
 import { migrateUp } from '../schema/migrations.ts';
 import { alertmanagerReady } from '../services/alertmanager/alertmanager.ts';
@@ -24,11 +24,19 @@ export async function requireClickHouse(): Promise<void> {
   }
 }
 
-export async function requireKafka(): Promise<KafkaClient> {
-  const kafka = createKafkaClient({ brokers: services.kafka.brokers, clientId: 'tooltrail-test', quiet: true });
+/** A client of the shared broker: of `client`, else the one TOOLTRAIL_KAFKA_CLIENT chooses. */
+export async function requireKafka(client?: KafkaClientKind): Promise<KafkaClient> {
+  const brokers = services.kafka.brokers;
+  const kafka = createKafkaClient({ brokers, clientId: 'tooltrail-test', quiet: true, ...(client ? { client } : {}) });
   try {
     await describeCluster(
-      createKafkaClient({ brokers: services.kafka.brokers, clientId: 'tooltrail-test-probe', retries: 0, quiet: true }),
+      createKafkaClient({
+        brokers,
+        clientId: 'tooltrail-test-probe',
+        retries: 0,
+        quiet: true,
+        ...(client ? { client } : {}),
+      }),
     );
   } catch {
     throw new Error(`Kafka is not reachable at ${services.kafka.brokers.join(',')}: ${HOW}`);

@@ -29,22 +29,47 @@ const MECHANISM_NAMES: Record<string, string> = {
   'SCRAM SHA512': 'SCRAM-SHA-512',
 };
 
-function messagesOf(err: unknown): string {
-  const parts: string[] = [];
-  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) parts.push(e.message);
-  return parts.join(' / ');
+/** `err` and every error under it (causes, and the errors an AggregateError gathers), breadth first, bounded. */
+function errorsUnder(err: unknown): Error[] {
+  const out: Error[] = [];
+  const queue: unknown[] = [err];
+  while (queue.length > 0 && out.length < 50) {
+    const e = queue.shift();
+    if (!(e instanceof Error) || out.includes(e)) continue;
+    out.push(e);
+    if (e.cause !== undefined) queue.push(e.cause);
+    if (e instanceof AggregateError) queue.push(...e.errors);
+  }
+  return out;
 }
 
-/** The error to report for `err`: a KafkaConnectError when it is a TLS or SASL refusal, else `err` itself. */
-export function explainKafkaError(err: unknown): unknown {
+const codeOf = (e: Error): unknown => (e as Error & { code?: unknown }).code;
+
+/**
+ * The error to report for `err`: a KafkaConnectError when it is a TLS or SASL refusal, else `err` itself.
+ * `mechanism` names the configured SASL mechanism, for clients whose errors do not (@platformatic/kafka).
+ */
+export function explainKafkaError(err: unknown, mechanism?: string): unknown {
   if (!(err instanceof Error) || err instanceof KafkaConnectError) return err;
-  const text = messagesOf(err);
-  if (err.name === 'KafkaJSSASLAuthenticationError' || /SASL .*authentication failed/i.test(text)) {
-    const mechanism = MECHANISM_NAMES[MECHANISM.exec(text)?.[1] ?? ''] ?? 'SASL';
-    const detail = text.replace(/^SASL [A-Z0-9 ]+ authentication failed: /, '');
+  const all = errorsUnder(err);
+  const text = all.map((e) => e.message).join(' / ');
+  const sasl = all.some(
+    (e) =>
+      e.name === 'KafkaJSSASLAuthenticationError' ||
+      codeOf(e) === 'PLT_KFK_AUTHENTICATION' ||
+      /SASL .*authentication failed/i.test(e.message),
+  );
+  if (sasl) {
+    const named = MECHANISM_NAMES[MECHANISM.exec(text)?.[1] ?? ''] ?? mechanism ?? 'SASL';
+    const detail =
+      all
+        .find((e) => /^SASL [A-Z0-9 ]+ authentication failed: /.test(e.message))
+        ?.message.replace(/^SASL [A-Z0-9 ]+ authentication failed: /, '') ??
+      all.at(-1)?.message ??
+      text;
     return new KafkaConnectError(
       'sasl_authentication_failed',
-      `Kafka refused SASL ${mechanism} authentication (${detail}); check ${kafkaSecurityEnvKey('sasl.username')}, ${kafkaSecurityEnvKey('sasl.password')} and ${kafkaSecurityEnvKey('sasl.mechanism')}`,
+      `Kafka refused SASL ${named} authentication (${detail}); check ${kafkaSecurityEnvKey('sasl.username')}, ${kafkaSecurityEnvKey('sasl.password')} and ${kafkaSecurityEnvKey('sasl.mechanism')}`,
       { cause: err },
     );
   }
@@ -66,11 +91,11 @@ export function explainKafkaError(err: unknown): unknown {
   return err;
 }
 
-/** Runs `fn`, rethrowing its failure explained. */
-export async function explained<T>(fn: () => Promise<T>): Promise<T> {
+/** Runs `fn`, rethrowing its failure explained (`mechanism`: the configured SASL mechanism, see above). */
+export async function explained<T>(fn: () => Promise<T>, mechanism?: string): Promise<T> {
   try {
     return await fn();
   } catch (err) {
-    throw explainKafkaError(err);
+    throw explainKafkaError(err, mechanism);
   }
 }

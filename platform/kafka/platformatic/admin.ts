@@ -2,13 +2,14 @@ import { Admin, ListOffsetTimestamps } from '@platformatic/kafka';
 import { explained } from '../errors.ts';
 import { defaultReplicationFactor } from '../replication.ts';
 import type { KafkaClientOptions, PartitionLag, PartitionState, TopicSpec } from '../types.ts';
-import { baseOptionsOf } from './options.ts';
+import { absorbLateConnectionErrors, baseOptionsOf, saslMechanismOf } from './options.ts';
 
 /** Runs `fn` with a fresh admin client, closed afterwards. */
 export async function withAdmin<T>(client: KafkaClientOptions, fn: (admin: Admin) => Promise<T>): Promise<T> {
   const admin = new Admin(baseOptionsOf(client, '-admin'));
+  absorbLateConnectionErrors(admin);
   try {
-    return await explained(() => fn(admin));
+    return await explained(() => fn(admin), saslMechanismOf(client));
   } finally {
     await admin.close().catch(() => {});
   }

@@ -17,7 +17,7 @@ import type {
   FetchedBatch,
   KafkaClientOptions,
 } from '../types.ts';
-import { baseOptionsOf } from './options.ts';
+import { absorbLateConnectionErrors, baseOptionsOf, saslMechanismOf } from './options.ts';
 
 const CONTROL_BATCH = 0x20;
 const ERROR_BACKOFF_MS = 250;
@@ -80,6 +80,7 @@ export async function createBatchConsumer(
     maxWaitTime: options.maxWaitTimeMs ?? 5_000,
     maxBytes: options.maxBytes ?? 10 * 1024 * 1024,
   });
+  absorbLateConnectionErrors(consumer);
   const maxBytesPerPartition = options.maxBytesPerPartition ?? 1024 * 1024;
   const concurrency = Math.max(1, options.partitionsConcurrently ?? 1);
   const fromBeginning = options.fromBeginning ?? true;
@@ -321,7 +322,7 @@ export async function createBatchConsumer(
       onBatch = handler;
       running = true;
       consumer.topics.track(topic);
-      await explained(() => consumer.joinGroup(group));
+      await explained(() => consumer.joinGroup(group), saslMechanismOf(client));
       loopDone = loop();
     },
     async commit(partition, nextOffset) {

@@ -1,4 +1,5 @@
 /** Our client options as @platformatic/kafka's base options (brokers, timeouts, retries, TLS, SASL). */
+import type { EventEmitter } from 'node:events';
 import type { BaseOptions, SASLOptions } from '@platformatic/kafka';
 import type { KafkaSecurity } from '../security.ts';
 import { tlsOptionsOf } from '../tls.ts';
@@ -25,4 +26,30 @@ export function baseOptionsOf(options: KafkaClientOptions, clientIdSuffix = ''):
     ...(tls ? { tls } : {}),
     ...(sasl ? { sasl } : {}),
   };
+}
+
+/** The configured SASL mechanism as users write it, for errors (the library's do not name it). */
+export function saslMechanismOf(options: KafkaClientOptions): string | undefined {
+  const m = options.security?.sasl.mechanism;
+  return m && m !== 'none' ? MECHANISMS[m] : undefined;
+}
+
+interface BrokerEvents {
+  on(
+    event: 'client:broker:connect' | 'client:broker:failed',
+    listener: (p: { connection?: EventEmitter }) => void,
+  ): unknown;
+}
+
+/**
+ * A connection that failed can emit a second 'error' (a TLS alert after the handshake, when the broker refuses the
+ * client's certificate) once the pool's one-time listener is gone: with no listener Node throws it and the process
+ * dies. The failure itself is already reported through the operation's promise.
+ */
+export function absorbLateConnectionErrors(client: object): void {
+  const absorb = (p: { connection?: EventEmitter }) => {
+    p.connection?.on('error', () => {});
+  };
+  (client as BrokerEvents).on('client:broker:connect', absorb);
+  (client as BrokerEvents).on('client:broker:failed', absorb);
 }

@@ -1,7 +1,7 @@
 import { compatibilityPartitioner, Producer as PlatformaticProducer, ProduceAcks } from '@platformatic/kafka';
 import { explained } from '../errors.ts';
 import type { KafkaClientOptions, OutgoingMessage, Producer, ProducerOptions } from '../types.ts';
-import { baseOptionsOf } from './options.ts';
+import { absorbLateConnectionErrors, baseOptionsOf, saslMechanismOf } from './options.ts';
 
 const asBuffer = (v: Buffer | string): Buffer => (typeof v === 'string' ? Buffer.from(v) : v);
 
@@ -28,9 +28,11 @@ export function createIdempotentProducer(client: KafkaClientOptions, options: Pr
     retryDelay: 100,
     ...(options.ackTimeoutMs !== undefined ? { timeout: options.ackTimeoutMs } : {}),
   });
+  absorbLateConnectionErrors(producer);
+  const mechanism = saslMechanismOf(client);
   return {
     // The library connects on first use; connecting here checks the brokers, TLS and SASL up front.
-    connect: () => explained(async () => void (await producer.metadata({ topics: [] }))),
+    connect: () => explained(async () => void (await producer.metadata({ topics: [] })), mechanism),
     send: (topic, messages: OutgoingMessage[]) =>
       explained(async () => {
         await producer.send({
@@ -44,7 +46,7 @@ export function createIdempotentProducer(client: KafkaClientOptions, options: Pr
             };
           }),
         });
-      }),
+      }, mechanism),
     disconnect: () => producer.close(),
   };
 }

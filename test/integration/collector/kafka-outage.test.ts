@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { createKafkaClient, type KafkaClient } from '../../../platform/kafka/index.ts';
+import { createKafkaClient, KAFKA_CLIENTS, type KafkaClient } from '../../../platform/kafka/index.ts';
 import { bytesToHex } from '../../../platform/otlp/index.ts';
 import { loadServicesConfig } from '../../../services/config.ts';
 import { kafkaJarsDir, kafkaService } from '../../../services/kafka/kafka.ts';
@@ -27,96 +27,100 @@ async function freePort(): Promise<number> {
   throw new Error('no free port pair found');
 }
 
-describe('collector while its Kafka goes down and comes back', () => {
-  let home: string;
-  let broker: ManagedService;
-  let brokers: string[];
-  let running: RunningCollector;
-  let kafka: KafkaClient;
-  const topic = 'otlp_spans_outage';
+for (const client of KAFKA_CLIENTS)
+  describe(`collector while its Kafka goes down and comes back (${client})`, () => {
+    let home: string;
+    let broker: ManagedService;
+    let brokers: string[];
+    let running: RunningCollector;
+    let kafka: KafkaClient;
+    const topic = 'otlp_spans_outage';
 
-  before(async () => {
-    home = mkdtempSync(join(tmpdir(), 'tooltrail-collector-outage-'));
-    mkdirSync(join(home, 'cache'), { recursive: true });
-    // Reuse the cached broker jars: a second download would only cost time.
-    symlinkSync(kafkaJarsDir(services.home), kafkaJarsDir(home));
-    const port = await freePort();
-    const config = loadServicesConfig({
-      TOOLTRAIL_HOME: home,
-      TOOLTRAIL_KAFKA_PORT: String(port),
-      TOOLTRAIL_KAFKA_CONTROLLER_PORT: String(port + 1),
+    before(async () => {
+      home = mkdtempSync(join(tmpdir(), 'tooltrail-collector-outage-'));
+      mkdirSync(join(home, 'cache'), { recursive: true });
+      // Reuse the cached broker jars: a second download would only cost time.
+      symlinkSync(kafkaJarsDir(services.home), kafkaJarsDir(home));
+      const port = await freePort();
+      const config = loadServicesConfig({
+        TOOLTRAIL_HOME: home,
+        TOOLTRAIL_KAFKA_PORT: String(port),
+        TOOLTRAIL_KAFKA_CONTROLLER_PORT: String(port + 1),
+      });
+      brokers = config.kafka.brokers;
+      broker = kafkaService(config);
+      await broker.up();
+      kafka = createKafkaClient({ brokers, clientId: 'collector-outage-test', quiet: true, client });
+      running = await startCollector({
+        kafka: {
+          brokers,
+          topic,
+          createTopic: true,
+          topicPartitions: 1,
+          sendTimeoutMs: 3_000,
+          unavailableRetryAfterSeconds: 1,
+          client,
+        },
+      });
     });
-    brokers = config.kafka.brokers;
-    broker = kafkaService(config);
-    await broker.up();
-    kafka = createKafkaClient({ brokers, clientId: 'collector-outage-test', quiet: true });
-    running = await startCollector({
-      kafka: {
-        brokers,
-        topic,
-        createTopic: true,
-        topicPartitions: 1,
-        sendTimeoutMs: 3_000,
-        unavailableRetryAfterSeconds: 1,
-      },
+
+    after(async () => {
+      await running?.close();
+      await broker?.down();
+      if (home) rmSync(home, { recursive: true, force: true });
     });
-  });
 
-  after(async () => {
-    await running?.close();
-    await broker?.down();
-    if (home) rmSync(home, { recursive: true, force: true });
-  });
+    const post = (spanCount = 3) => {
+      const spans = Array.from({ length: spanCount }, () => span());
+      return fetch(running.url, {
+        method: 'POST',
+        body: body(protobufBody(request(spans))),
+        headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${TOKEN_A}` },
+      }).then((res) => ({ res, ids: spans.map((s) => bytesToHex(s.spanId)) }));
+    };
 
-  const post = (spanCount = 3) => {
-    const spans = Array.from({ length: spanCount }, () => span());
-    return fetch(running.url, {
-      method: 'POST',
-      body: body(protobufBody(request(spans))),
-      headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${TOKEN_A}` },
-    }).then((res) => ({ res, ids: spans.map((s) => bytesToHex(s.spanId)) }));
-  };
+    it('answers 503 with Retry-After while Kafka is down and 200 again once it is back', async () => {
+      const acknowledged: string[] = [];
+      const first = await post();
+      assert.equal(first.res.status, 200);
+      acknowledged.push(...first.ids);
 
-  it('answers 503 with Retry-After while Kafka is down and 200 again once it is back', async () => {
-    const acknowledged: string[] = [];
-    const first = await post();
-    assert.equal(first.res.status, 200);
-    acknowledged.push(...first.ids);
+      await broker.down();
+      const down = await post();
+      assert.equal(down.res.status, 503);
+      assert.equal(down.res.headers.get('retry-after'), '1');
+      const fast = Date.now();
+      const again = await post();
+      assert.equal(again.res.status, 503);
+      assert.ok(Date.now() - fast < 1_500, 'with the breaker open, a 503 comes without waiting for Kafka');
+      assert.equal((await fetch(running.url.replace('/v1/traces', '/readyz'))).status, 503);
 
-    await broker.down();
-    const down = await post();
-    assert.equal(down.res.status, 503);
-    assert.equal(down.res.headers.get('retry-after'), '1');
-    const fast = Date.now();
-    const again = await post();
-    assert.equal(again.res.status, 503);
-    assert.ok(Date.now() - fast < 1_500, 'with the breaker open, a 503 comes without waiting for Kafka');
-    assert.equal((await fetch(running.url.replace('/v1/traces', '/readyz'))).status, 503);
-
-    await broker.up();
-    let recovered = false;
-    const deadline = Date.now() + 60_000;
-    while (!recovered && Date.now() < deadline) {
-      const attempt = await post();
-      if (attempt.res.status === 200) {
-        recovered = true;
-        acknowledged.push(...attempt.ids);
-      } else {
-        assert.equal(attempt.res.status, 503, 'only 503 while Kafka comes back');
-        await sleep(Number(attempt.res.headers.get('retry-after') ?? 1) * 1_000);
+      await broker.up();
+      let recovered = false;
+      const deadline = Date.now() + 60_000;
+      while (!recovered && Date.now() < deadline) {
+        const attempt = await post();
+        if (attempt.res.status === 200) {
+          recovered = true;
+          acknowledged.push(...attempt.ids);
+        } else {
+          assert.equal(attempt.res.status, 503, 'only 503 while Kafka comes back');
+          await sleep(Number(attempt.res.headers.get('retry-after') ?? 1) * 1_000);
+        }
       }
-    }
-    assert.ok(recovered, 'the collector produces again once Kafka is back, without a restart');
-    const later = await post();
-    assert.equal(later.res.status, 200);
-    acknowledged.push(...later.ids);
-    assert.equal((await fetch(running.url.replace('/v1/traces', '/readyz'))).status, 200);
+      assert.ok(recovered, 'the collector produces again once Kafka is back, without a restart');
+      const later = await post();
+      assert.equal(later.res.status, 200);
+      acknowledged.push(...later.ids);
+      assert.equal((await fetch(running.url.replace('/v1/traces', '/readyz'))).status, 200);
 
-    const messages = await readTopicUntil(kafka, topic, (ms) => acknowledged.every((id) => spanIdsOf(ms).includes(id)));
-    const stored = new Set(spanIdsOf(messages));
-    assert.ok(
-      acknowledged.every((id) => stored.has(id)),
-      'every acknowledged span is in Kafka',
-    );
+      const messages = await readTopicUntil(kafka, topic, (ms) =>
+        acknowledged.every((id) => spanIdsOf(ms).includes(id)),
+      );
+      const stored = new Set(spanIdsOf(messages));
+      assert.ok(
+        acknowledged.every((id) => stored.has(id)),
+        'every acknowledged span is in Kafka',
+      );
+    });
   });
-});

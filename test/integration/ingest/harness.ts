@@ -11,6 +11,8 @@ import {
   ensureTopics,
   type IncomingMessage,
   type KafkaClient,
+  type KafkaClientKind,
+  kafkaClientKindOf,
   type Producer,
 } from '../../../platform/kafka/index.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../../schema/config.ts';
@@ -19,6 +21,8 @@ import { freshDatabase, requireKafka, services, type TestDatabase, uniqueName } 
 
 export interface Harness {
   db: TestDatabase;
+  /** The Kafka client everything of this harness uses (the ingest's config, its child processes, the producer). */
+  client: KafkaClientKind;
   kafka: KafkaClient;
   producer: Producer;
   topic: string;
@@ -56,8 +60,12 @@ export async function databaseOn(url: string, prefix: string): Promise<TestDatab
   };
 }
 
-export async function createHarness(name: string, options: { clickhouseUrl?: string } = {}): Promise<Harness> {
-  const kafka = await requireKafka();
+export async function createHarness(
+  name: string,
+  options: { clickhouseUrl?: string; client?: KafkaClientKind } = {},
+): Promise<Harness> {
+  const client = options.client ?? kafkaClientKindOf(process.env);
+  const kafka = await requireKafka(client);
   const clickhouseUrl = options.clickhouseUrl ?? services.clickhouse.url;
   const db = options.clickhouseUrl ? await databaseOn(clickhouseUrl, `tt_${name}`) : await freshDatabase(`tt_${name}`);
   const topic = uniqueName(`otlp_${name}`);
@@ -76,6 +84,7 @@ export async function createHarness(name: string, options: { clickhouseUrl?: str
   };
   const h: Harness = {
     db,
+    client,
     kafka,
     producer,
     topic,
@@ -94,6 +103,7 @@ export async function createHarness(name: string, options: { clickhouseUrl?: str
       });
       return {
         ...base,
+        kafka: { ...base.kafka, client },
         clickhouse: { ...base.clickhouse, url: clickhouseUrl },
         batch: { ...base.batch, minFetchBytes: o.minFetchBytes ?? 1, ...(o.maxBytes ? { maxBytes: o.maxBytes } : {}) },
         retry: { initialBackoffMs: 100, maxBackoffMs: 1_000 },
@@ -112,6 +122,7 @@ export async function createHarness(name: string, options: { clickhouseUrl?: str
         TOOLTRAIL_INGEST_SESSION_TIMEOUT_MS: '6000',
         TOOLTRAIL_CLICKHOUSE_URL: clickhouseUrl,
         TOOLTRAIL_KAFKA_BROKERS: services.kafka.brokers.join(','),
+        TOOLTRAIL_KAFKA_CLIENT: client,
         ...extra,
       };
     },

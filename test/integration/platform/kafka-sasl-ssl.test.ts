@@ -14,6 +14,8 @@ import { startIngest } from '../../../ingest/service.ts';
 import {
   createKafkaClient,
   describeCluster,
+  KAFKA_CLIENTS,
+  type KafkaClientKind,
   KafkaConnectError,
   type KafkaSecurity,
   type SaslMechanism,
@@ -72,8 +74,14 @@ describe('Kafka over SASL_SSL (TLS with client certificates, SASL PLAIN and SCRA
       password: new Secret(overrides.password ?? USERS[mechanism].password),
     },
   });
-  const connectError = async (s: KafkaSecurity): Promise<KafkaConnectError> => {
-    const kafka = createKafkaClient({ brokers: [secureBroker], clientId: 'sasl-ssl-test', security: s, quiet: true });
+  const connectError = async (kind: KafkaClientKind, s: KafkaSecurity): Promise<KafkaConnectError> => {
+    const kafka = createKafkaClient({
+      brokers: [secureBroker],
+      clientId: 'sasl-ssl-test',
+      security: s,
+      quiet: true,
+      client: kind,
+    });
     try {
       await describeCluster(kafka);
     } catch (err) {
@@ -128,94 +136,106 @@ describe('Kafka over SASL_SSL (TLS with client certificates, SASL PLAIN and SCRA
     if (home) rmSync(home, { recursive: true, force: true });
   });
 
-  for (const mechanism of MECHANISMS) {
-    it(`spans reach ClickHouse through the collector, Kafka and the ingest over SASL_SSL with SASL ${mechanism.toUpperCase()}`, async () => {
-      const s = security(mechanism);
-      const ingestLog: string[] = [];
-      const topic = uniqueName(`otlp_${mechanism.replaceAll('-', '_')}`);
-      const collector = await startCollector({
-        kafka: { brokers: [secureBroker], topic, createTopic: true, topicPartitions: 1, tls: s.tls, sasl: s.sasl },
-      });
-      const base = loadIngestConfig({
-        topic,
-        groupId: uniqueName('ingest_sasl'),
-        deadLetterTopic: `${topic}_dlq`,
-        database: db.database,
-        lingerMs: 50,
-      });
-      const ingest = await startIngest(
-        {
-          ...base,
-          kafka: { ...base.kafka, brokers: [secureBroker], tls: s.tls, sasl: s.sasl },
-          batch: { ...base.batch, minFetchBytes: 1 },
-        },
-        { log: (line) => ingestLog.push(line) },
-      );
-      try {
-        const spans = Array.from({ length: 5 }, () => span(nowTimes()));
-        const res = await fetch(collector.url, {
-          method: 'POST',
-          body: body(protobufBody(request(spans))),
-          headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${TOKEN_A}` },
+  for (const kind of KAFKA_CLIENTS) {
+    describe(`with ${kind}`, () => {
+      for (const mechanism of MECHANISMS) {
+        it(`spans reach ClickHouse through the collector, Kafka and the ingest over SASL_SSL with SASL ${mechanism.toUpperCase()}`, async () => {
+          const s = security(mechanism);
+          const ingestLog: string[] = [];
+          const topic = uniqueName(`otlp_${mechanism.replaceAll('-', '_')}`);
+          const collector = await startCollector({
+            kafka: {
+              brokers: [secureBroker],
+              topic,
+              createTopic: true,
+              topicPartitions: 1,
+              tls: s.tls,
+              sasl: s.sasl,
+              client: kind,
+            },
+          });
+          const base = loadIngestConfig({
+            topic,
+            groupId: uniqueName('ingest_sasl'),
+            deadLetterTopic: `${topic}_dlq`,
+            database: db.database,
+            lingerMs: 50,
+          });
+          const ingest = await startIngest(
+            {
+              ...base,
+              kafka: { ...base.kafka, brokers: [secureBroker], tls: s.tls, sasl: s.sasl, client: kind },
+              batch: { ...base.batch, minFetchBytes: 1 },
+            },
+            { log: (line) => ingestLog.push(line) },
+          );
+          try {
+            const spans = Array.from({ length: 5 }, () => span(nowTimes()));
+            const res = await fetch(collector.url, {
+              method: 'POST',
+              body: body(protobufBody(request(spans))),
+              headers: { 'content-type': 'application/x-protobuf', authorization: `Bearer ${TOKEN_A}` },
+            });
+            assert.equal(res.status, 200, await res.text());
+            const ids = spans.map((x) => `'${bytesToHex(x.spanId)}'`).join(',');
+            const sql = `SELECT count() AS n FROM ${db.database}.spans WHERE Tenant = '${TENANT_A}' AND SpanId IN (${ids})`;
+            const deadline = Date.now() + 60_000;
+            let n = 0;
+            while (Date.now() < deadline) {
+              const rs = await db.ch.query({ query: sql, format: 'JSONEachRow' });
+              n = Number((await rs.json<{ n: string }>())[0]?.n ?? 0);
+              if (n >= spans.length) break;
+              await new Promise((r) => setTimeout(r, 200));
+            }
+            assert.equal(
+              n,
+              spans.length,
+              `every acknowledged span is stored, once (ingest said: ${ingestLog.join(' | ')})`,
+            );
+          } finally {
+            await ingest.stop();
+            await collector.close();
+          }
         });
-        assert.equal(res.status, 200, await res.text());
-        const ids = spans.map((x) => `'${bytesToHex(x.spanId)}'`).join(',');
-        const sql = `SELECT count() AS n FROM ${db.database}.spans WHERE Tenant = '${TENANT_A}' AND SpanId IN (${ids})`;
-        const deadline = Date.now() + 60_000;
-        let n = 0;
-        while (Date.now() < deadline) {
-          const rs = await db.ch.query({ query: sql, format: 'JSONEachRow' });
-          n = Number((await rs.json<{ n: string }>())[0]?.n ?? 0);
-          if (n >= spans.length) break;
-          await new Promise((r) => setTimeout(r, 200));
-        }
-        assert.equal(
-          n,
-          spans.length,
-          `every acknowledged span is stored, once (ingest said: ${ingestLog.join(' | ')})`,
-        );
-      } finally {
-        await ingest.stop();
-        await collector.close();
-      }
-    });
 
-    it(`a wrong password is refused at once with an error naming SASL ${mechanism.toUpperCase()}, not the password`, async () => {
-      const wrong = 'not-the-Pw-41c9e2';
-      const started = Date.now();
-      const err = await connectError(security(mechanism, { password: wrong }));
-      assert.equal(err.reason, 'sasl_authentication_failed');
-      assert.match(err.message, new RegExp(`SASL ${mechanism.toUpperCase()} authentication`));
-      assert.ok(!err.message.includes(wrong), 'the password is not in the message');
-      assert.ok(Date.now() - started < 20_000, 'refused, not retried until a timeout');
+        it(`a wrong password is refused at once with an error naming SASL ${mechanism.toUpperCase()}, not the password`, async () => {
+          const wrong = 'not-the-Pw-41c9e2';
+          const started = Date.now();
+          const err = await connectError(kind, security(mechanism, { password: wrong }));
+          assert.equal(err.reason, 'sasl_authentication_failed');
+          assert.match(err.message, new RegExp(`SASL ${mechanism.toUpperCase()} authentication`));
+          assert.ok(!err.message.includes(wrong), 'the password is not in the message');
+          assert.ok(Date.now() - started < 20_000, 'refused, not retried until a timeout');
+        });
+      }
+
+      it('a broker certificate from a CA the client does not trust is a clear TLS error naming the CA setting', async () => {
+        const err = await connectError(kind, security('plain', { tls: { caFile: otherCa.caFile } }));
+        assert.equal(err.reason, 'tls_untrusted_broker');
+        assert.match(err.message, /not trusted/);
+        assert.match(err.message, /TOOLTRAIL_KAFKA_TLS_CA_FILE/);
+      });
+
+      it('without a client certificate the broker (mTLS required) refuses, and the error says so', async () => {
+        const s = security('plain');
+        const err = await connectError(kind, { ...s, tls: { enabled: true, caFile: ca.caFile } });
+        assert.equal(err.reason, 'tls_client_refused');
+        assert.match(err.message, /TOOLTRAIL_KAFKA_TLS_CERT_FILE/);
+      });
+
+      it('the ingest refuses to start with a wrong password, and says which mechanism', async () => {
+        const base = loadIngestConfig({ topic: uniqueName('otlp_refused'), database: db.database });
+        const s = security('scram-sha-512', { password: 'wrong-Pw-88aa01' });
+        await assert.rejects(
+          startIngest(
+            { ...base, kafka: { ...base.kafka, brokers: [secureBroker], tls: s.tls, sasl: s.sasl, client: kind } },
+            {
+              log: () => {},
+            },
+          ),
+          (err: unknown) => err instanceof KafkaConnectError && /SASL SCRAM-SHA-512/.test(err.message),
+        );
+      });
     });
   }
-
-  it('a broker certificate from a CA the client does not trust is a clear TLS error naming the CA setting', async () => {
-    const err = await connectError(security('plain', { tls: { caFile: otherCa.caFile } }));
-    assert.equal(err.reason, 'tls_untrusted_broker');
-    assert.match(err.message, /not trusted/);
-    assert.match(err.message, /TOOLTRAIL_KAFKA_TLS_CA_FILE/);
-  });
-
-  it('without a client certificate the broker (mTLS required) refuses, and the error says so', async () => {
-    const s = security('plain');
-    const err = await connectError({ ...s, tls: { enabled: true, caFile: ca.caFile } });
-    assert.equal(err.reason, 'tls_client_refused');
-    assert.match(err.message, /TOOLTRAIL_KAFKA_TLS_CERT_FILE/);
-  });
-
-  it('the ingest refuses to start with a wrong password, and says which mechanism', async () => {
-    const base = loadIngestConfig({ topic: uniqueName('otlp_refused'), database: db.database });
-    const s = security('scram-sha-512', { password: 'wrong-Pw-88aa01' });
-    await assert.rejects(
-      startIngest(
-        { ...base, kafka: { ...base.kafka, brokers: [secureBroker], tls: s.tls, sasl: s.sasl } },
-        {
-          log: () => {},
-        },
-      ),
-      (err: unknown) => err instanceof KafkaConnectError && /SASL SCRAM-SHA-512/.test(err.message),
-    );
-  });
 });
