@@ -6,8 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -15,6 +15,7 @@ import { promisify } from 'node:util';
 import { alertsConfigFromEnv, detect } from '../../alerts/index.ts';
 import { type Stack, startStack } from '../../cli/stack/stack.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../schema/config.ts';
+import { pythonVenv } from '../../testkit/python-venv.ts';
 import { services, uniqueName } from '../../testkit/services.ts';
 
 const run = promisify(execFile);
@@ -24,26 +25,6 @@ const TOKEN = randomBytes(16).toString('hex');
 const database = uniqueName('tt_python_example');
 let stack: Stack;
 let pagesDir: string;
-
-/** The venv's python, created (or re-created when requirements.txt changed) with the SDK from PyPI. */
-async function python(): Promise<string> {
-  const venv = join(services.home, 'python-venv');
-  const bin = join(venv, 'bin', 'python');
-  const stamp = join(venv, 'requirements.sha256');
-  const wanted = createHash('sha256').update(readFileSync(REQUIREMENTS)).digest('hex');
-  if (existsSync(bin) && existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return bin;
-  rmSync(venv, { recursive: true, force: true });
-  try {
-    await run('python3', ['-m', 'venv', venv]);
-  } catch (err) {
-    throw new Error(`python3 -m venv failed (install python3-venv; .ci/run does): ${(err as Error).message}`);
-  }
-  await run(bin, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', REQUIREMENTS], {
-    timeout: 300_000,
-  });
-  writeFileSync(stamp, wanted);
-  return bin;
-}
 
 before(async () => {
   pagesDir = mkdtempSync(join(tmpdir(), 'tt-python-'));
@@ -65,7 +46,7 @@ after(async () => {
 });
 
 test('the Python example, with the real OpenTelemetry SDK, gives a critical finding and a flagged coerced count', async () => {
-  const py = await python();
+  const py = await pythonVenv('python-venv', REQUIREMENTS);
   const session = `py-example-${randomBytes(3).toString('hex')}`;
   const out = await run(py, [join(EXAMPLE, 'agent.py'), session], {
     env: { ...process.env, TOOLTRAIL_ENDPOINT: `${stack.collectorUrl}/v1/traces`, TOOLTRAIL_TOKEN: TOKEN },

@@ -8,14 +8,13 @@
  */
 import assert from 'node:assert/strict';
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { after, before, test } from 'node:test';
 import { promisify } from 'node:util';
 import { createClickHouse } from '../../platform/clickhouse.ts';
 import { createKafkaClient, deleteTopics, fetchConsumerLag } from '../../platform/kafka/index.ts';
+import { pythonVenv } from '../../testkit/python-venv.ts';
 import { requireClickHouse, requireKafka, services, uniqueName } from '../../testkit/services.ts';
 
 const run = promisify(execFile);
@@ -30,26 +29,6 @@ const group = uniqueName('py-ingest');
 const database = uniqueName('tt_py_kafka');
 const ch = createClickHouse({ url: services.clickhouse.url });
 const kafka = createKafkaClient({ brokers: services.kafka.brokers, clientId: 'third-party-test', quiet: true });
-
-/** The venv's python with the OpenTelemetry SDK and kafka-python from PyPI, re-created when requirements change. */
-async function python(): Promise<string> {
-  const venv = join(services.home, 'python-kafka-venv');
-  const bin = join(venv, 'bin', 'python');
-  const stamp = join(venv, 'requirements.sha256');
-  const wanted = createHash('sha256').update(readFileSync(REQUIREMENTS)).digest('hex');
-  if (existsSync(bin) && existsSync(stamp) && readFileSync(stamp, 'utf8') === wanted) return bin;
-  rmSync(venv, { recursive: true, force: true });
-  try {
-    await run('python3', ['-m', 'venv', venv]);
-  } catch (err) {
-    throw new Error(`python3 -m venv failed (install python3-venv; .ci/run does): ${(err as Error).message}`);
-  }
-  await run(bin, ['-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', REQUIREMENTS], {
-    timeout: 300_000,
-  });
-  writeFileSync(stamp, wanted);
-  return bin;
-}
 
 function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
@@ -163,7 +142,7 @@ let running: Up | undefined;
 let py: string;
 before(async () => {
   await Promise.all([requireKafka(), requireClickHouse()]);
-  py = await python();
+  py = await pythonVenv('python-kafka-venv', REQUIREMENTS);
 });
 
 after(async () => {
