@@ -59,6 +59,44 @@ export interface MutationStep {
 
 export type Step = ReadStep | MutationStep;
 
+/**
+ * A first page (incomplete), then the whole list (complete, snapshot `snap-2`), then a mutation that names the
+ * complete read as its evidence: judged on the first page alone it is a finding; with the complete read, it is not.
+ * Steps labelled `page1`, `all`, `disable`.
+ */
+export function pagedThenCompleteThenMutation(): Step[] {
+  return [
+    {
+      effect: 'read',
+      label: 'page1',
+      tool: 'list_accounts',
+      resource: 'accounts',
+      complete: false,
+      reasons: ['MORE_PAGES_AVAILABLE'],
+      snapshot: 'snap-1',
+      at: 0,
+    },
+    {
+      effect: 'read',
+      label: 'all',
+      tool: 'list_accounts',
+      resource: 'accounts',
+      complete: true,
+      snapshot: 'snap-2',
+      at: 10,
+    },
+    {
+      effect: 'mutation',
+      label: 'disable',
+      tool: 'disable_accounts',
+      resource: 'accounts',
+      basis: 'presence',
+      evidenceSnapshots: ['snap-2'],
+      at: 20,
+    },
+  ];
+}
+
 export interface SessionScript {
   session: string;
   agent: string;

@@ -20,7 +20,7 @@ import {
   type TestDatabase,
   uniqueName,
 } from '../../../testkit/services.ts';
-import { buildSessionSpans, spanOf } from '../../../testkit/session-spans.ts';
+import { buildSessionSpans, pagedThenCompleteThenMutation, spanOf } from '../../../testkit/session-spans.ts';
 
 const tenant = uniqueName('renew');
 const SESSION = uniqueName('renewed');
@@ -47,36 +47,7 @@ const built = buildSessionSpans([
     session: SESSION,
     agent: 'worker',
     start: new Date(REAL_START - 10 * 60_000),
-    steps: [
-      {
-        effect: 'read',
-        label: 'page1',
-        tool: 'list_accounts',
-        resource: 'accounts',
-        complete: false,
-        reasons: ['MORE_PAGES_AVAILABLE'],
-        snapshot: 'snap-1',
-        at: 0,
-      },
-      {
-        effect: 'read',
-        label: 'all',
-        tool: 'list_accounts',
-        resource: 'accounts',
-        complete: true,
-        snapshot: 'snap-2',
-        at: 10,
-      },
-      {
-        effect: 'mutation',
-        label: 'disable',
-        tool: 'disable_accounts',
-        resource: 'accounts',
-        basis: 'presence',
-        evidenceSnapshots: ['snap-2'],
-        at: 20,
-      },
-    ],
+    steps: pagedThenCompleteThenMutation(),
   },
 ]);
 const spans = (labels: readonly string[]) => {

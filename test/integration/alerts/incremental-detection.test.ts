@@ -17,7 +17,13 @@ import { Attr, GenAi } from '../../../contract/attributes.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
 import { ingestSpans } from '../../../testkit/ingest.ts';
 import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
-import { type BuiltSessions, buildSessionSpans, type SessionScript, spanOf } from '../../../testkit/session-spans.ts';
+import {
+  type BuiltSessions,
+  buildSessionSpans,
+  pagedThenCompleteThenMutation,
+  type SessionScript,
+  spanOf,
+} from '../../../testkit/session-spans.ts';
 
 const tenant = uniqueName('incr');
 let db: TestDatabase;
@@ -101,36 +107,7 @@ describe('incremental detection', () => {
   it('a complete read stored after the mutation was judged clears its finding (late evidence)', async () => {
     const s = session({
       session: uniqueName('late-evidence'),
-      steps: [
-        {
-          effect: 'read',
-          label: 'page1',
-          tool: 'list_accounts',
-          resource: 'accounts',
-          complete: false,
-          reasons: ['MORE_PAGES_AVAILABLE'],
-          snapshot: 'snap-1',
-          at: 0,
-        },
-        {
-          effect: 'read',
-          label: 'all',
-          tool: 'list_accounts',
-          resource: 'accounts',
-          complete: true,
-          snapshot: 'snap-2',
-          at: 10,
-        },
-        {
-          effect: 'mutation',
-          label: 'disable',
-          tool: 'disable_accounts',
-          resource: 'accounts',
-          basis: 'presence',
-          evidenceSnapshots: ['snap-2'],
-          at: 20,
-        },
-      ],
+      steps: pagedThenCompleteThenMutation(),
     });
     await store(s, ['page1', 'disable']);
     await evaluator().runOnce();
