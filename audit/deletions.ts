@@ -63,6 +63,19 @@ export function deletionText(d: Omit<Deletion, 'keyId' | 'note'>): string {
 
 const chTime = (d: Date) => d.toISOString().slice(0, 23).replace('T', ' ');
 
+/** A recorded request as reports and the CLI print it (ISO times, snake_case keys). */
+export function deletionView(d: Deletion) {
+  return {
+    id: d.id,
+    tenant: d.tenant,
+    from: d.from.toISOString(),
+    to: d.to.toISOString(),
+    requested_by: d.requestedBy,
+    reason: d.reason,
+    recorded_at: d.recordedAt.toISOString(),
+  };
+}
+
 /** Records the request (signed when a signer is given), then deletes its rows; returns the record. */
 export async function deleteByRequest(
   ch: ClickHouseClient,

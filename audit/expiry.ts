@@ -5,7 +5,7 @@
  */
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import type { SchemaConfig } from '../schema/config.ts';
-import { type Deletion, deletionsOverlapping, deletionTrust } from './deletions.ts';
+import { type Deletion, deletionsOverlapping, deletionTrust, deletionView } from './deletions.ts';
 import type { NoteVerifier } from './log/note.ts';
 import type { DeletionRecord, VerifyIssue } from './report.ts';
 import { isoOf } from './verify-query.ts';
@@ -44,13 +44,7 @@ export async function expiryPolicy(
         }; the rows it names count as deleted`,
       });
     deletions.push({
-      id: d.id,
-      tenant: d.tenant,
-      from: d.from.toISOString(),
-      to: d.to.toISOString(),
-      requested_by: d.requestedBy,
-      reason: d.reason,
-      recorded_at: d.recordedAt.toISOString(),
+      ...deletionView(d),
       signed: trust.honoured && trust.signed,
       honoured: inForce,
     });

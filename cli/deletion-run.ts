@@ -1,7 +1,7 @@
 /** What `tooltrail delete` does (declared in deletion.ts, loaded when it runs). */
 import { userInfo } from 'node:os';
 import { parseTimeOption } from '../audit/cli-support.ts';
-import { DeletionError, deleteByRequest } from '../audit/deletions.ts';
+import { DeletionError, deleteByRequest, deletionView } from '../audit/deletions.ts';
 import { LogConfigError, logConfigFromEnv } from '../audit/log/config.ts';
 import { InvalidIdError, parseId, TenantSchema } from '../contract/ids.ts';
 import { createClickHouse } from '../platform/clickhouse.ts';
@@ -39,13 +39,7 @@ export async function deleteAction(flags: DeleteFlags): Promise<void> {
     try {
       const d = await deleteByRequest(ch, schemaConfigFromEnv(), request, { signer });
       const view = {
-        id: d.id,
-        tenant: d.tenant,
-        from: d.from.toISOString(),
-        to: d.to.toISOString(),
-        requested_by: d.requestedBy,
-        reason: d.reason,
-        recorded_at: d.recordedAt.toISOString(),
+        ...deletionView(d),
         signed: d.note !== '',
       };
       console.log(
