@@ -6,31 +6,21 @@
  * The in-flight gauges are not checked here (the load shares them); the test suite checks them on a quiet collector.
  */
 import { BYSTANDER_TOKEN, CHAOS_COLLECTOR_TIMEOUTS, HOSTILE_TOKEN, type Stack } from '../cli/stack/processes.ts';
-import { defaultCollectorConfig, tenantLimits } from '../collector/config.ts';
-import { PROBE_CASES, type ProbeCase, type ProbeTarget } from '../testkit/collector-probe/cases.ts';
+import { defaultCollectorConfig } from '../collector/config.ts';
+import { PROBE_CASES, type ProbeCase } from '../testkit/collector-probe/cases.ts';
 import { checkProbeCase, type ProbeOutcome, postEmptyExport } from '../testkit/collector-probe/check.ts';
+import { probeTarget } from '../testkit/collector-probe/target.ts';
 
 /** Cases that count on the credential's whole share of slots or bytes: run one at a time, after the others. */
 const SHARE_CASES = new Set(['content-length-over-tenant-share-unfinished', 'slow-bodies-past-tenant-share']);
 
-function target(stack: Stack): ProbeTarget {
-  const { limits } = defaultCollectorConfig({});
-  const share = tenantLimits(limits);
-  return {
-    port: Number(new URL(stack.collectorUrl).port),
-    token: HOSTILE_TOKEN,
-    limits: {
-      maxWireBytes: limits.maxWireBytes,
-      tenantRequests: share.requests,
-      tenantBytes: share.bytes,
-      ...CHAOS_COLLECTOR_TIMEOUTS,
-    },
-  };
-}
-
 /** Plays every probe case; resolves with what happened, or throws listing every case whose rule did not hold. */
 export async function hostileClients(stack: Stack): Promise<string> {
-  const t = target(stack);
+  const port = Number(new URL(stack.collectorUrl).port);
+  const t = probeTarget(
+    { port, limits: defaultCollectorConfig({}).limits, http: CHAOS_COLLECTOR_TIMEOUTS },
+    HOSTILE_TOKEN,
+  );
   // A quiet third tenant is asked, one request at a time: the load's own tenant can fill its share by itself when
   // Kafka is slow, and the cases run side by side (as many checks at once would fill a share too).
   let queue: Promise<unknown> = Promise.resolve();

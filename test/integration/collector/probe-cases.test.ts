@@ -7,9 +7,9 @@
 import assert from 'node:assert/strict';
 import { afterEach, describe, it } from 'node:test';
 import type { CollectorConfigInput } from '../../../collector/config.ts';
-import { tenantLimits } from '../../../collector/config.ts';
 import { PROBE_CASES, type ProbeCase, type ProbeTarget } from '../../../testkit/collector-probe/cases.ts';
 import { checkProbeCase, postEmptyExport } from '../../../testkit/collector-probe/check.ts';
+import { probeTarget } from '../../../testkit/collector-probe/target.ts';
 import { TOKEN_A, TOKEN_B } from '../../unit/collector/fixtures.ts';
 import { inFlight, type RunningCollector, startCollector } from './harness.ts';
 
@@ -21,21 +21,8 @@ const CONFIG: CollectorConfigInput = {
   limits: { maxConcurrentRequests: 16, maxWireBytes: MiB, maxBodyBytes: MiB, maxInFlightBytes: 8 * MiB },
 };
 
-function targetOf(c: RunningCollector): ProbeTarget {
-  const { http, limits } = c.config;
-  const share = tenantLimits(limits);
-  return {
-    port: Number(new URL(c.url).port),
-    token: TOKEN_A,
-    limits: {
-      maxWireBytes: limits.maxWireBytes,
-      tenantRequests: share.requests,
-      tenantBytes: share.bytes,
-      headersTimeoutMs: http.headersTimeoutMs,
-      requestTimeoutMs: http.requestTimeoutMs,
-    },
-  };
-}
+const targetOf = (c: RunningCollector): ProbeTarget =>
+  probeTarget({ port: Number(new URL(c.url).port), limits: c.config.limits, http: c.config.http }, TOKEN_A);
 
 async function probe(c: RunningCollector, probeCase: ProbeCase, target = targetOf(c)) {
   return checkProbeCase(target, probeCase, {

@@ -1,17 +1,21 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { planAlerts, reconcile, recordsAfterSend } from '../../../alerts/evaluator/reconcile.ts';
+import { planAlerts, type ReconcileInput, reconcile, recordsAfterSend } from '../../../alerts/evaluator/reconcile.ts';
+import type { Finding } from '../../../alerts/findings/finding.ts';
 import type { FindingRecord } from '../../../alerts/findings/store.ts';
 import { minutesAgo, mutationFinding, NOW, record } from './fixtures.ts';
 
 const DAY_S = 86_400;
 const stored = (...recs: FindingRecord[]) => new Map(recs.map((r) => [r.finding.fingerprint, r]));
+/** One run at NOW with a day's activity window, what every case shares; `extra` holds the case's own inputs. */
+const judge = (detected: Finding[], prev: FindingRecord[] = [], extra: Partial<ReconcileInput> = {}) =>
+  reconcile({ now: NOW, detected, stored: stored(...prev), findingActiveSeconds: DAY_S, ...extra });
 
 describe('reconcile', () => {
   it('keeps first_seen for a finding found again, so the re-sent alert has the same startsAt', () => {
     const f = mutationFinding();
     const prev = record(f);
-    const plan = reconcile({ now: NOW, detected: [f], stored: stored(prev), findingActiveSeconds: DAY_S });
+    const plan = judge([f], [prev]);
     assert.equal(plan.firing.length, 1);
     assert.equal(plan.firing[0]?.first_seen, prev.first_seen);
     assert.equal(plan.firing[0]?.last_seen, NOW);
@@ -21,7 +25,7 @@ describe('reconcile', () => {
   });
 
   it('opens a new finding with first_seen = now, pending until Alertmanager took it', () => {
-    const plan = reconcile({ now: NOW, detected: [mutationFinding()], stored: new Map(), findingActiveSeconds: DAY_S });
+    const plan = judge([mutationFinding()]);
     assert.equal(plan.firing[0]?.first_seen, NOW);
     assert.equal(plan.firing[0]?.alert_status, 'pending');
     assert.equal(recordsAfterSend(plan, NOW, true)[0]?.alert_status, 'firing');
@@ -29,7 +33,7 @@ describe('reconcile', () => {
 
   it('resolves an active finding that is no longer found, with endsAt = now', () => {
     const prev = record(mutationFinding());
-    const plan = reconcile({ now: NOW, detected: [], stored: stored(prev), findingActiveSeconds: DAY_S });
+    const plan = judge([], [prev]);
     assert.equal(plan.resolving.length, 1);
     assert.equal(plan.resolving[0]?.resolution, 'no_longer_matches');
     assert.equal(plan.resolving[0]?.resolved_at, NOW);
@@ -39,7 +43,7 @@ describe('reconcile', () => {
 
   it('expires a mutation finding once it is older than findingActiveSeconds', () => {
     const old = mutationFinding({ event_time: minutesAgo(25 * 60).toISOString() });
-    const plan = reconcile({ now: NOW, detected: [old], stored: stored(record(old)), findingActiveSeconds: DAY_S });
+    const plan = judge([old], [record(old)]);
     assert.deepEqual(
       plan.resolving.map((r) => r.resolution),
       ['expired'],
@@ -49,7 +53,7 @@ describe('reconcile', () => {
 
   it('records but never pages a mutation found only after it expired (catching up after an outage)', () => {
     const old = mutationFinding({ event_time: minutesAgo(3 * 24 * 60).toISOString() });
-    const plan = reconcile({ now: NOW, detected: [old], stored: new Map(), findingActiveSeconds: DAY_S });
+    const plan = judge([old]);
     assert.equal(planAlerts(plan, NOW, 300).length, 0);
     assert.deepEqual(
       plan.silent.map((r) => [r.resolution, r.alert_status]),
@@ -62,7 +66,7 @@ describe('reconcile', () => {
       kind: 'persistent_unowned_warning',
       event_time: minutesAgo(10 * 24 * 60).toISOString(),
     });
-    const plan = reconcile({ now: NOW, detected: [w], stored: stored(record(w)), findingActiveSeconds: DAY_S });
+    const plan = judge([w], [record(w)]);
     assert.equal(plan.firing.length, 1);
   });
 
@@ -72,14 +76,14 @@ describe('reconcile', () => {
       resolution: 'no_longer_matches',
       alert_status: 'firing',
     });
-    const plan = reconcile({ now: NOW, detected: [], stored: stored(prev), findingActiveSeconds: DAY_S });
+    const plan = judge([], [prev]);
     assert.equal(plan.resolving.length, 1);
     assert.equal(planAlerts(plan, NOW, 300)[0]?.endsAt, minutesAgo(2).toISOString());
   });
 
   it('does not send a finding resolved before it was ever sent', () => {
     const prev = record(mutationFinding(), { alert_status: 'pending', last_sent_at: null });
-    const plan = reconcile({ now: NOW, detected: [], stored: stored(prev), findingActiveSeconds: DAY_S });
+    const plan = judge([], [prev]);
     assert.equal(planAlerts(plan, NOW, 300).length, 0);
     assert.equal(plan.silent[0]?.alert_status, 'not_sent');
   });
@@ -87,11 +91,7 @@ describe('reconcile', () => {
   it('resolves the old alert and fires the new one when the owner changes', () => {
     const prev = record(mutationFinding());
     const moved = mutationFinding({ owner: 'new-owner' });
-    const alerts = planAlerts(
-      reconcile({ now: NOW, detected: [moved], stored: stored(prev), findingActiveSeconds: DAY_S }),
-      NOW,
-      300,
-    );
+    const alerts = planAlerts(judge([moved], [prev]), NOW, 300);
     assert.deepEqual(
       alerts.map((a) => [a.labels.owner, a.endsAt === NOW.toISOString() ? 'resolved' : 'firing']),
       [
@@ -107,18 +107,13 @@ describe('reconcile', () => {
       resolution: 'no_longer_matches',
       alert_status: 'resolved',
     });
-    const plan = reconcile({
-      now: NOW,
-      detected: [mutationFinding()],
-      stored: stored(prev),
-      findingActiveSeconds: DAY_S,
-    });
+    const plan = judge([mutationFinding()], [prev]);
     assert.equal(plan.firing[0]?.first_seen, NOW);
     assert.equal(plan.firing[0]?.resolved_at, null);
   });
 
   it('keeps statuses when the POST failed, so the next run sends again', () => {
-    const plan = reconcile({ now: NOW, detected: [mutationFinding()], stored: new Map(), findingActiveSeconds: DAY_S });
+    const plan = judge([mutationFinding()]);
     assert.deepEqual(
       recordsAfterSend(plan, NOW, false).map((r) => [r.alert_status, r.last_sent_at]),
       [['pending', null]],
@@ -127,18 +122,18 @@ describe('reconcile', () => {
 
   it('counts a fingerprint found twice in one run once', () => {
     const f = mutationFinding();
-    const plan = reconcile({ now: NOW, detected: [f, f], stored: new Map(), findingActiveSeconds: DAY_S });
+    const plan = judge([f, f]);
     assert.equal(plan.firing.length, 1);
   });
 });
 
 describe('reconcile with a pending period (Prometheus `for`)', () => {
   const PENDING_S = 120;
-  const judge = (detected: ReturnType<typeof mutationFinding>[], prev: FindingRecord[]) =>
-    reconcile({ now: NOW, detected, stored: stored(...prev), findingActiveSeconds: DAY_S, pendingSeconds: PENDING_S });
+  const judgePending = (detected: Finding[], prev: FindingRecord[]) =>
+    judge(detected, prev, { pendingSeconds: PENDING_S });
 
   it('records a new finding without paging it while it is younger than the pending period', () => {
-    const plan = judge([mutationFinding()], []);
+    const plan = judgePending([mutationFinding()], []);
     assert.equal(plan.firing.length, 0);
     assert.equal(plan.pending.length, 1);
     assert.deepEqual(planAlerts(plan, NOW, 300), []);
@@ -150,7 +145,7 @@ describe('reconcile with a pending period (Prometheus `for`)', () => {
   it('pages a finding still found once the pending period has passed, with startsAt = when it was first found', () => {
     const f = mutationFinding();
     const prev = record(f, { first_seen: minutesAgo(3), alert_status: 'pending', last_sent_at: null });
-    const plan = judge([f], [prev]);
+    const plan = judgePending([f], [prev]);
     assert.equal(plan.pending.length, 0);
     assert.equal(plan.firing.length, 1);
     assert.equal(planAlerts(plan, NOW, 300)[0]?.startsAt, minutesAgo(3).toISOString());
@@ -159,17 +154,17 @@ describe('reconcile with a pending period (Prometheus `for`)', () => {
   it('keeps holding a finding found again inside the pending period', () => {
     const f = mutationFinding();
     const prev = record(f, { first_seen: minutesAgo(1), alert_status: 'pending', last_sent_at: null });
-    const plan = judge([f], [prev]);
+    const plan = judgePending([f], [prev]);
     assert.deepEqual(plan.unchanged, [prev], 'unchanged: held as stored, nothing written');
     assert.deepEqual(planAlerts(plan, NOW, 300), []);
-    const changed = judge([mutationFinding({ summary: 'new evidence named' })], [prev]);
+    const changed = judgePending([mutationFinding({ summary: 'new evidence named' })], [prev]);
     assert.equal(changed.pending[0]?.first_seen, prev.first_seen, 'a changed one is written, still held');
     assert.deepEqual(planAlerts(changed, NOW, 300), []);
   });
 
   it('resolves without a page a finding that stops matching inside its pending period (late evidence cleared it)', () => {
     const prev = record(mutationFinding(), { first_seen: minutesAgo(1), alert_status: 'pending', last_sent_at: null });
-    const plan = judge([], [prev]);
+    const plan = judgePending([], [prev]);
     assert.deepEqual(planAlerts(plan, NOW, 300), []);
     assert.equal(plan.silent[0]?.alert_status, 'not_sent');
     assert.equal(plan.silent[0]?.resolution, 'no_longer_matches');
@@ -178,7 +173,7 @@ describe('reconcile with a pending period (Prometheus `for`)', () => {
   it('keeps an alert already firing alive whatever the pending period', () => {
     const f = mutationFinding();
     const prev = record(f, { first_seen: minutesAgo(1) });
-    const plan = judge([f], [prev]);
+    const plan = judgePending([f], [prev]);
     assert.equal(plan.firing.length, 1);
     assert.equal(plan.pending.length, 0);
   });
@@ -188,17 +183,13 @@ describe('reconcile: what did not change costs nothing, alerts are renewed befor
   const POLICY = { afterSeconds: 150, urgentAfterSeconds: 180, batch: 2 };
   const sentAgo = (fingerprint: string, minutes: number) =>
     record(mutationFinding({ fingerprint }), { last_sent_at: minutesAgo(minutes) });
+  const judgeRenewing = (detected: Finding[], prev: FindingRecord[], extra: Partial<ReconcileInput> = {}) =>
+    judge(detected, prev, { renewal: POLICY, ...extra });
 
   it('neither re-posts nor re-writes an unchanged firing finding found again while its last post is fresh', () => {
     const f = mutationFinding();
     const prev = record(f, { last_sent_at: minutesAgo(1) });
-    const plan = reconcile({
-      now: NOW,
-      detected: [f],
-      stored: stored(prev),
-      findingActiveSeconds: DAY_S,
-      renewal: POLICY,
-    });
+    const plan = judgeRenewing([f], [prev]);
     assert.deepEqual(planAlerts(plan, NOW, 300), []);
     assert.deepEqual(recordsAfterSend(plan, NOW, true), []);
     assert.deepEqual(plan.unchanged, [prev]);
@@ -207,13 +198,7 @@ describe('reconcile: what did not change costs nothing, alerts are renewed befor
   it('re-posts an unchanged firing finding once its last post is older than the refresh interval, same startsAt', () => {
     const f = mutationFinding();
     const prev = record(f, { last_sent_at: minutesAgo(2.6) });
-    const plan = reconcile({
-      now: NOW,
-      detected: [f],
-      stored: stored(prev),
-      findingActiveSeconds: DAY_S,
-      renewal: POLICY,
-    });
+    const plan = judgeRenewing([f], [prev]);
     assert.equal(plan.renewed, 1);
     const [alert] = planAlerts(plan, NOW, 300);
     assert.equal(alert?.startsAt, prev.first_seen.toISOString());
@@ -223,14 +208,7 @@ describe('reconcile: what did not change costs nothing, alerts are renewed befor
 
   it('renews at most the batch per run, oldest post first, and always those about to lapse', () => {
     const recs = [sentAgo('b1', 2.6), sentAgo('b2', 2.7), sentAgo('b3', 2.8), sentAgo('u1', 3.1), sentAgo('u2', 3.2)];
-    const plan = reconcile({
-      now: NOW,
-      detected: [],
-      stored: stored(...recs),
-      findingActiveSeconds: DAY_S,
-      renewal: POLICY,
-      judged: () => false,
-    });
+    const plan = judgeRenewing([], recs, { judged: () => false });
     assert.deepEqual(
       plan.firing.map((r) => r.finding.fingerprint),
       ['u2', 'u1', 'b3', 'b2'],
@@ -246,12 +224,7 @@ describe('reconcile: what did not change costs nothing, alerts are renewed befor
     const kept = record(mutationFinding({ fingerprint: 'kept' }));
     const old = record(mutationFinding({ fingerprint: 'old', event_time: minutesAgo(25 * 60).toISOString() }));
     const moved = record(mutationFinding({ fingerprint: 'moved', tool: 'rotate_keys' }));
-    const plan = reconcile({
-      now: NOW,
-      detected: [],
-      stored: stored(kept, old, moved),
-      findingActiveSeconds: DAY_S,
-      renewal: POLICY,
+    const plan = judgeRenewing([], [kept, old, moved], {
       judged: () => false,
       relabel: (f) => (f.tool === 'rotate_keys' ? { ...f, owner: 'keys-oncall' } : f),
     });
@@ -276,14 +249,7 @@ describe('reconcile: what did not change costs nothing, alerts are renewed befor
   it('resolves a judged open finding that is no longer found, never a carried one', () => {
     const judgedRec = record(mutationFinding({ fingerprint: 'judged' }));
     const carriedRec = record(mutationFinding({ fingerprint: 'carried' }));
-    const plan = reconcile({
-      now: NOW,
-      detected: [],
-      stored: stored(judgedRec, carriedRec),
-      findingActiveSeconds: DAY_S,
-      renewal: POLICY,
-      judged: (r) => r.finding.fingerprint === 'judged',
-    });
+    const plan = judgeRenewing([], [judgedRec, carriedRec], { judged: (r) => r.finding.fingerprint === 'judged' });
     assert.deepEqual(
       plan.resolving.map((r) => [r.finding.fingerprint, r.resolution]),
       [['judged', 'no_longer_matches']],
@@ -297,23 +263,12 @@ describe('reconcile: what did not change costs nothing, alerts are renewed befor
   it('sends first, on the next run, a firing alert whose POST failed (its last post is cleared)', () => {
     const prev = record(mutationFinding(), { last_sent_at: minutesAgo(1) });
     const changed = mutationFinding({ owner: 'new-owner' });
-    const failed = recordsAfterSend(
-      reconcile({ now: NOW, detected: [changed], stored: stored(prev), findingActiveSeconds: DAY_S, renewal: POLICY }),
-      NOW,
-      false,
-    );
+    const failed = recordsAfterSend(judgeRenewing([changed], [prev]), NOW, false);
     assert.deepEqual(
       failed.map((r) => [r.alert_status, r.last_sent_at]),
       [['firing', null]],
     );
-    const next = reconcile({
-      now: NOW,
-      detected: [],
-      stored: stored(...failed),
-      findingActiveSeconds: DAY_S,
-      renewal: POLICY,
-      judged: () => false,
-    });
+    const next = judgeRenewing([], failed, { judged: () => false });
     assert.deepEqual(
       planAlerts(next, NOW, 300).map((a) => a.labels.owner),
       ['new-owner'],
