@@ -79,7 +79,10 @@ export interface StoredCounts {
   stored: number;
   /** Acknowledged but absent: must be 0. */
   lost: number;
+  /** The first few, for the report. */
   lostSpanIds: string[];
+  /** Every one, for the read-back of the topic. */
+  lostAll: string[];
   /** Span ids with more than one raw row: must be 0. */
   duplicated: number;
   duplicateRows: number;
@@ -105,14 +108,18 @@ export async function countStored(
   });
   const rows = new Map<string, number>();
   let totalRows = 0;
-  for (const [id, n] of await rs.json<[string, string | number]>()) {
-    rows.set(id, Number(n));
-    totalRows += Number(n);
-  }
+  // Streamed: a long run stores millions of span ids, too many for one parsed answer.
+  for await (const chunk of rs.stream<[string, string | number]>())
+    for (const row of chunk) {
+      const [id, n] = row.json();
+      rows.set(id, Number(n));
+      totalRows += Number(n);
+    }
   const c: StoredCounts = {
     stored: 0,
     lost: 0,
     lostSpanIds: [],
+    lostAll: [],
     duplicated: 0,
     duplicateRows: 0,
     duplicatedSpanIds: [],
@@ -136,6 +143,7 @@ export async function countStored(
       } else if (n > 0) c.stored++;
       else {
         c.lost++;
+        c.lostAll.push(id);
         if (c.lostSpanIds.length < 10) c.lostSpanIds.push(id);
       }
     }

@@ -5,7 +5,12 @@
 
 import type { Stack } from '../cli/stack/processes.ts';
 import { mulberry32 } from '../platform/seeded-random.ts';
-import { CLUSTER_FAULT_KINDS, type ClusterFaultCounters, injectClusterFault } from './cluster-faults.ts';
+import {
+  CLUSTER_FAULT_KINDS,
+  type ClusterFaultCounters,
+  type FaultOutcome,
+  injectClusterFault,
+} from './cluster-faults.ts';
 import { hostileClients } from './hostile-clients.ts';
 import type { LoadGenerator } from './load.ts';
 
@@ -34,6 +39,8 @@ export interface FaultRecord {
   atS: number;
   tookS: number;
   detail: string;
+  /** It did what it is named after (a broker killed, its leaders moved, it rejoined every ISR, ...). */
+  asPlanned: boolean;
   error?: string;
 }
 
@@ -92,7 +99,7 @@ export async function inject(
   load: LoadGenerator,
   o: FaultOptions,
   state: FaultState = newFaultState(),
-): Promise<string> {
+): Promise<FaultOutcome> {
   const round = state.rounds.get(kind) ?? 0;
   state.rounds.set(kind, round + 1);
   switch (kind) {
@@ -100,6 +107,19 @@ export async function inject(
     case 'partition-reassign':
     case 'ingest-rolling-kill9':
       return injectClusterFault(kind, stack, round, state);
+    default:
+      return { detail: await injectSingle(kind, stack, load, o), asPlanned: true };
+  }
+}
+
+/** The faults of any stack: each either does what it says or throws. */
+async function injectSingle(
+  kind: Exclude<FaultKind, (typeof CLUSTER_FAULT_KINDS)[number]>,
+  stack: Stack,
+  load: LoadGenerator,
+  o: FaultOptions,
+): Promise<string> {
+  switch (kind) {
     case 'ingest-kill9': {
       await stack.ingest.kill9();
       await sleep(1_000);

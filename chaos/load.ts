@@ -1,6 +1,6 @@
 /**
  * The steady OTLP/HTTP protobuf load: requests of one trace of `spansPerRequest` tool spans, paced to `rate` spans/s,
- * every span id unique and recorded. A request counts as acknowledged only on HTTP 200; 429/503 are refused with
+ * every span id unique and recorded, taking the credentials of `tokens` in turn. A request counts as acknowledged only on HTTP 200; 429/503 are refused with
  * retry and sent again after Retry-After, as an OTLP exporter does; connection errors and timeouts are retried too.
  * A share of the 200s (`lostAnswers`) is treated as never received: the request is sent again, as an exporter does
  * when its connection drops or its timeout fires after the collector stored the spans.
@@ -12,7 +12,8 @@ import { syntheticRequest } from '../testkit/ingest.ts';
 
 export interface LoadOptions {
   url: string;
-  token: string;
+  /** Bearer tokens the requests take in turn (one per tenant of the load). */
+  tokens: string[];
   /** Tool spans per second. */
   rate: number;
   spansPerRequest: number;
@@ -28,7 +29,9 @@ export interface LoadOptions {
 export interface PendingRequest {
   seed: number;
   spanIds: string[];
-  body: Buffer;
+  /** Dropped once acknowledged: a long run at thousands of spans/s would otherwise hold every body sent. */
+  body: Buffer | undefined;
+  token: string;
   attempts: number;
   /** performance.now() of the 200, once acknowledged. */
   ackedAt?: number;
@@ -104,7 +107,9 @@ export class LoadGenerator {
           // Tool spans only (the parent 'agent turn' span goes to another table): those rows are counted.
           if (s.parentSpanId?.length && s.spanId) spanIds.push(Buffer.from(s.spanId).toString('hex'));
         }
-    const p: PendingRequest = { seed, spanIds, body: Buffer.from(encodeExportTraceServiceRequest(req)), attempts: 0 };
+    const token = this.o.tokens[this.requests.length % this.o.tokens.length] ?? '';
+    const body = Buffer.from(encodeExportTraceServiceRequest(req));
+    const p: PendingRequest = { seed, spanIds, body, token, attempts: 0 };
     this.requests.push(p);
     this.counters.requestsSent++;
     this.counters.spansSent += spanIds.length;
@@ -177,12 +182,14 @@ export class LoadGenerator {
   }
 
   private async send(p: PendingRequest): Promise<void> {
+    const body = p.body;
+    if (!body) return; // acknowledged meanwhile (a stray retry timer)
     p.attempts++;
     this.counters.attempts++;
     this.inFlight++;
     let outcome: { status: number; retryAfterS?: number } | { error: 'timeout' | 'connection' };
     try {
-      outcome = await this.post(p.body);
+      outcome = await this.post(body, p.token);
     } finally {
       this.inFlight--;
     }
@@ -199,6 +206,7 @@ export class LoadGenerator {
       this.retryLater(p, 1_000);
     } else if (status === 200) {
       p.ackedAt = performance.now();
+      p.body = undefined;
       this.counters.requestsAcked++;
       this.counters.spansAcked += p.spanIds.length;
     } else if (status === 429 || status === 503) {
@@ -213,7 +221,10 @@ export class LoadGenerator {
     }
   }
 
-  private post(body: Buffer): Promise<{ status: number; retryAfterS?: number } | { error: 'timeout' | 'connection' }> {
+  private post(
+    body: Buffer,
+    token: string,
+  ): Promise<{ status: number; retryAfterS?: number } | { error: 'timeout' | 'connection' }> {
     return new Promise((resolve) => {
       const u = new URL(this.o.url);
       const req = httpRequest(
@@ -226,7 +237,7 @@ export class LoadGenerator {
           headers: {
             'content-type': 'application/x-protobuf',
             'content-length': body.length,
-            authorization: `Bearer ${this.o.token}`,
+            authorization: `Bearer ${token}`,
           },
           timeout: this.o.requestTimeoutMs ?? 15_000,
         },

@@ -4,6 +4,7 @@
  *   npm run chaos -- [--duration 10m] [--rate 1000] [--seed 1] [--faults ingest-kill9,kafka-restart,...]
  *     [--clickhouse-outage 30s] [--burst-concurrency 256] [--burst-duration 5s] [--lost-answers 0.01]
  *     [--kafka-brokers 3 --ingest-instances 3 --faults broker-kill9,partition-reassign,ingest-rolling-kill9,...]
+ *     [--spans-per-request 200] [--tenants 4]
  *
  * Exits 1 when an acknowledged span was lost or a span was stored twice.
  */
@@ -48,6 +49,8 @@ const { values: a } = parseArgs({
     'lost-answers': { type: 'string', default: String(DEFAULT_SOAK.lostAnswers) },
     'kafka-brokers': { type: 'string', default: String(DEFAULT_SOAK.kafkaBrokers) },
     'ingest-instances': { type: 'string', default: String(DEFAULT_SOAK.ingestInstances) },
+    'spans-per-request': { type: 'string', default: String(DEFAULT_SOAK.spansPerRequest) },
+    tenants: { type: 'string', default: String(DEFAULT_SOAK.loadTenants) },
   },
 });
 
@@ -76,6 +79,9 @@ const report = await runSoak({
   lostAnswers: shareOf(a['lost-answers']),
   kafkaBrokers: countOf(a['kafka-brokers'], 'kafka-brokers', 1, 9),
   ingestInstances: countOf(a['ingest-instances'], 'ingest-instances', 1, 9),
+  // An OpenTelemetry SDK's BatchSpanProcessor exports at most 512 spans per request (maxExportBatchSize).
+  spansPerRequest: countOf(a['spans-per-request'], 'spans-per-request', 1, 512),
+  loadTenants: countOf(a.tenants, 'tenants', 1, 16),
   log,
   onStack: (s) => {
     stack = s;

@@ -3,9 +3,10 @@
  * (chaos/main.ts) and the short version in the test suite (test/e2e/chaos-soak.test.ts).
  */
 
-import { CHAOS_TOKEN, type Stack, startStack, type UnplannedExit } from '../cli/stack/processes.ts';
+import { type Stack, startStack, type UnplannedExit } from '../cli/stack/processes.ts';
 import { createKafkaClient, fetchConsumerLag } from '../platform/kafka/index.ts';
 import { countStored, type StoredCounts, VisibilityPoller, waitForDrain } from './accounting.ts';
+import { RefusalTally, scrapeThrottled } from './collector-refusals.ts';
 import {
   buildSchedule,
   FAULT_KINDS,
@@ -18,12 +19,15 @@ import {
   type ScheduledFault,
 } from './faults.ts';
 import { type LoadCounters, LoadGenerator } from './load.ts';
+import { formatMissing, type MissingReport, readBackMissing } from './topic-readback.ts';
 
 export interface SoakOptions extends FaultOptions {
   durationMs: number;
   /** Tool spans per second. */
   rate: number;
   spansPerRequest: number;
+  /** Credentials the load takes in turn: each tenant gets `limits.tenantShare` of the collector's slots. */
+  loadTenants: number;
   seed: number;
   faults: FaultKind[];
   /** Brokers of the private Kafka (3 for the cluster faults) and ingest processes in its consumer group. */
@@ -42,7 +46,19 @@ export interface SoakOptions extends FaultOptions {
 
 export interface SoakReport {
   durationS: number;
+  /** How long the load ran, for the rates (spans sent and acknowledged per second of load). */
+  loadS: number;
+  /** Spans acknowledged before the load stopped (the retry drain acknowledges the rest). */
+  ackedDuringLoad: number;
   rate: number;
+  spansPerRequest: number;
+  loadTenants: number;
+  /** The collector's own refusals by `status/reason` (its metrics, summed over restarts). */
+  refusals: [string, number][];
+  /** Where the missing spans are, read back from Kafka; absent when nothing was missing. */
+  missing?: MissingReport;
+  /** Why the read-back could not answer. */
+  missingReadError?: string;
   seed: number;
   load: LoadCounters;
   /** Requests still unacknowledged when the retry drain ended (their spans count neither as acked nor lost). */
@@ -70,6 +86,7 @@ export const DEFAULT_SOAK: Omit<SoakOptions, 'log'> = {
   durationMs: 10 * 60_000,
   rate: 1_000,
   spansPerRequest: 20,
+  loadTenants: 1,
   seed: 1,
   faults: [...FAULT_KINDS],
   kafkaBrokers: 1,
@@ -100,12 +117,14 @@ async function runSchedule(
     const atS = (start - t0) / 1000;
     o.log(`t=${atS.toFixed(0)}s fault ${f.kind} ...`);
     try {
-      const detail = await inject(f.kind, stack, load, o, state);
-      done.push({ kind: f.kind, atS, tookS: (Date.now() - start) / 1000, detail });
-      o.log(`t=${((Date.now() - t0) / 1000).toFixed(0)}s fault ${f.kind} done: ${detail}`);
+      const { detail, asPlanned } = await inject(f.kind, stack, load, o, state);
+      done.push({ kind: f.kind, atS, tookS: (Date.now() - start) / 1000, detail, asPlanned });
+      o.log(
+        `t=${((Date.now() - t0) / 1000).toFixed(0)}s fault ${f.kind} ${asPlanned ? 'done' : 'NOT as planned'}: ${detail}`,
+      );
     } catch (err) {
       const error = (err as Error).message;
-      done.push({ kind: f.kind, atS, tookS: (Date.now() - start) / 1000, detail: 'failed', error });
+      done.push({ kind: f.kind, atS, tookS: (Date.now() - start) / 1000, detail: 'failed', asPlanned: false, error });
       o.log(`fault ${f.kind} FAILED: ${error}`);
     }
   }
@@ -113,12 +132,16 @@ async function runSchedule(
 }
 
 export async function runSoak(o: SoakOptions): Promise<SoakReport> {
-  const stack = await startStack(o.log, { kafkaBrokers: o.kafkaBrokers, ingestInstances: o.ingestInstances });
+  const stack = await startStack(o.log, {
+    kafkaBrokers: o.kafkaBrokers,
+    ingestInstances: o.ingestInstances,
+    loadTenants: o.loadTenants,
+  });
   const state = newFaultState();
   o.onStack?.(stack);
   const load = new LoadGenerator({
     url: stack.collectorUrl,
-    token: CHAOS_TOKEN,
+    tokens: stack.loadTokens,
     rate: o.rate,
     spansPerRequest: o.spansPerRequest,
     seed: o.seed,
@@ -131,6 +154,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     const t0 = Date.now();
     poller.start();
     load.start();
+    const refusals = new RefusalTally();
+    const scrape = async () => {
+      const s = await scrapeThrottled(stack.collectorMetricsUrl);
+      if (s) refusals.add(s);
+    };
+    const scraper = setInterval(() => void scrape(), 5_000);
+    scraper.unref();
     const progress = setInterval(() => {
       const c = load.counters;
       o.log(
@@ -141,10 +171,14 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     const faultsRun = runSchedule(schedule, stack, load, o, t0, state);
     await sleep(o.durationMs);
     await load.stop();
+    const loadS = (Date.now() - t0) / 1000;
+    const ackedDuringLoad = load.counters.spansAcked;
     const faults = await faultsRun; // a fault still running finishes before the drain
     o.log(`load stopped; retrying ${load.unacknowledged} unacknowledged request(s)`);
     await load.drain(o.retryDrainMs);
     clearInterval(progress);
+    clearInterval(scraper);
+    await scrape();
     const neverAcknowledgedRequests = load.unacknowledged;
     load.close();
     o.log('waiting for the ingest to store everything acknowledged');
@@ -167,10 +201,17 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     await sleep(1_000); // one more poll so the last rows are sampled
     await poller.stop();
     const counts = await countStored(stack.ch, stack.database, load.requests);
+    const readBack = counts.lost > 0 ? await whereMissing(stack, counts.lostAll, o.log) : {};
     const d = poller.delays(load.requests);
     return {
       durationS: (Date.now() - t0) / 1000,
+      loadS,
+      ackedDuringLoad,
       rate: o.rate,
+      spansPerRequest: o.spansPerRequest,
+      loadTenants: o.loadTenants,
+      refusals: refusals.totals(),
+      ...readBack,
       seed: o.seed,
       load: load.counters,
       neverAcknowledgedRequests,
@@ -194,22 +235,46 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   }
 }
 
+/** Reads the topic and its dead letters back for the acknowledged spans that were not stored. */
+async function whereMissing(
+  stack: Stack,
+  lost: string[],
+  log: (m: string) => void,
+): Promise<{ missing?: MissingReport; missingReadError?: string }> {
+  log(
+    `${lost.length} acknowledged span(s) not stored: reading ${stack.topic} and its dead letters back from the start`,
+  );
+  const kafka = createKafkaClient({ brokers: stack.kafkaBrokers, clientId: 'chaos-readback', quiet: true });
+  try {
+    return { missing: await readBackMissing(kafka, [stack.topic, stack.dlqTopic], lost, { timeoutMs: 600_000 }) };
+  } catch (err) {
+    return { missingReadError: (err as Error).message };
+  }
+}
+
 /** The figures the issue asks for, one per line. */
 export function formatReport(r: SoakReport): string[] {
   const c = r.counts;
   const l = r.load;
   return [
-    `chaos soak: ${r.durationS.toFixed(0)} s (load + drain), ${r.rate} spans/s, seed ${r.seed}, ${r.kafkaBrokers} Kafka broker(s), ${r.ingestInstances} ingest instance(s)`,
-    ...r.faults.map((f) => `  fault at ${f.atS.toFixed(0)} s: ${f.kind}: ${f.error ? `FAILED ${f.error}` : f.detail}`),
+    `chaos soak: ${r.durationS.toFixed(0)} s (load + drain), ${r.rate} spans/s in requests of ${r.spansPerRequest} from ${r.loadTenants} tenant(s), seed ${r.seed}, ${r.kafkaBrokers} Kafka broker(s), ${r.ingestInstances} ingest instance(s)`,
+    ...r.faults.map(
+      (f) =>
+        `  fault at ${f.atS.toFixed(0)} s: ${f.kind}: ${f.error ? `FAILED ${f.error}` : `${f.asPlanned ? 'as planned' : 'NOT as planned'}: ${f.detail}`}`,
+    ),
     `  spans sent:                 ${l.spansSent} (${l.requestsSent} requests, ${l.attempts} attempts)`,
     `  acknowledged (200):         ${l.spansAcked}`,
+    `  sent / acked per second:    ${(l.spansSent / r.loadS).toFixed(0)} / ${(r.ackedDuringLoad / r.loadS).toFixed(0)} spans/s over the ${r.loadS.toFixed(0)} s of load`,
     `  refused with retry:         ${l.spansRefused} span-attempts (${l.refused429} x 429, ${l.refused503} x 503)`,
+    `  collector refusals:         ${r.refusals.length ? r.refusals.map(([k, n]) => `${n} x ${k}`).join(', ') : 'none'} (its metrics, by status/reason)`,
     `  connection errors/timeouts: ${l.connectionErrors} / ${l.timeouts} (retried)`,
     `  answers lost (re-sent):     ${l.answersLost} request(s) the collector had acknowledged, sent again`,
     `  rejected (other status):    ${l.rejected}${l.rejected ? ` ${JSON.stringify(l.rejectedStatuses)}` : ''}`,
     `  never acknowledged:         ${r.neverAcknowledgedRequests} request(s)`,
     `  stored:                     ${c.stored} (+${c.storedUnacknowledged} stored though never acknowledged)`,
     `  lost (acked, not stored):   ${c.lost}${c.lost ? ` e.g. ${c.lostSpanIds.join(',')}` : ''}`,
+    ...(r.missing ? formatMissing(r.missing) : []),
+    ...(r.missingReadError ? [`  read back from Kafka:       failed: ${r.missingReadError}`] : []),
     `  duplicated:                 ${c.duplicated} span ids (${c.duplicateRows} extra rows)${c.duplicated ? ` e.g. ${c.duplicatedSpanIds.join(',')}` : ''}`,
     `  rows of unknown span ids:   ${c.unknown}`,
     `  re-sends left out (ingest): ${c.resentLeftOut} message(s) Kafka held twice`,

@@ -25,6 +25,15 @@ const ROOT = PACKAGE_ROOT;
 const CLI = join(ROOT, 'bin', 'tooltrail.js');
 export const CHAOS_TOKEN = 'chaos-soak-token';
 export const CHAOS_TENANT = 'chaos';
+
+/** The load's credentials: `chaos` first, then `chaos-2`, `chaos-3`, ... (a multi-tenant deployment's customers). */
+export function loadCredentials(tenants: number): { token: string; tenant: string }[] {
+  return Array.from({ length: tenants }, (_, i) =>
+    i === 0
+      ? { token: CHAOS_TOKEN, tenant: CHAOS_TENANT }
+      : { token: `${CHAOS_TOKEN}-${i + 1}`, tenant: `${CHAOS_TENANT}-${i + 1}` },
+  );
+}
 /** A second credential, for the hostile-clients fault (chaos/hostile-clients.ts): the load's tenant must stay served. */
 export const HOSTILE_TOKEN = 'chaos-hostile-token-0001';
 export const HOSTILE_TENANT = 'chaos-hostile';
@@ -34,6 +43,7 @@ export const BYSTANDER_TENANT = 'chaos-bystander';
 /** The soak's collector cuts slow clients sooner than the defaults (10 s, 30 s), so the hostile fault fits its slot. */
 export const CHAOS_COLLECTOR_TIMEOUTS = { headersTimeoutMs: 2_000, requestTimeoutMs: 4_000 };
 const TOPIC = 'chaos_spans';
+const DLQ_TOPIC = `${TOPIC}_dlq`;
 const DATABASE = 'chaos';
 const GROUP_ID = 'chaos-ingest';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -86,7 +96,8 @@ export class Component {
     return this.child?.pid;
   }
 
-  async start(timeoutMs = 60_000): Promise<void> {
+  /** Resolves true once ready, false when this run exited while starting (the supervisor restarts it). */
+  async start(timeoutMs = 60_000): Promise<boolean> {
     this.planned = false;
     const lines: string[] = [];
     const child = spawn(process.execPath, [CLI, ...this.args], {
@@ -121,8 +132,8 @@ export class Component {
     });
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
-      if (child.exitCode !== null || child.signalCode !== null) return; // the supervisor restarts it
-      if (await this.ready(lines)) return;
+      if (child.exitCode !== null || child.signalCode !== null) return false; // the supervisor restarts it
+      if (await this.ready(lines)) return true;
       await sleep(200);
     }
     throw new Error(`${this.name} not ready after ${timeoutMs / 1000} s: ${this.log.slice(-5).join(' | ')}`);
@@ -176,13 +187,21 @@ export interface StackOptions {
   kafkaBrokers?: number;
   /** Ingest processes in one consumer group. */
   ingestInstances?: number;
+  /** Credentials (tenants) the load is spread over (loadCredentials). */
+  loadTenants?: number;
 }
 
 export interface Stack {
   home: string;
   collectorUrl: string;
+  /** The collector's /metrics (no token: the soak's collector serves it open on loopback). */
+  collectorMetricsUrl: string;
+  /** The load's bearer tokens, one per tenant. */
+  loadTokens: string[];
   database: string;
   topic: string;
+  /** Where the ingest dead-letters what it cannot store. */
+  dlqTopic: string;
   groupId: string;
   /** The whole Kafka (one node, or every node of the cluster at once). */
   kafka: ManagedService;
@@ -227,6 +246,7 @@ export async function freePortRun(count: number): Promise<number> {
 export async function startStack(log: (m: string) => void, o: StackOptions = {}): Promise<Stack> {
   const brokerCount = o.kafkaBrokers ?? 1;
   const ingestCount = o.ingestInstances ?? 1;
+  const credentials = loadCredentials(o.loadTenants ?? 1);
   const home = mkdtempSync(join(tmpdir(), 'tooltrail-chaos-'));
   const cache = sharedCache();
   mkdirSync(cache, { recursive: true });
@@ -254,12 +274,16 @@ export async function startStack(log: (m: string) => void, o: StackOptions = {})
     ...svcEnv,
     TOOLTRAIL_KAFKA_BROKERS: svc.kafka.brokers.join(','),
     TOOLTRAIL_CLICKHOUSE_URL: svc.clickhouse.url,
-    TOOLTRAIL_COLLECTOR_TOKENS: `${CHAOS_TOKEN}=${CHAOS_TENANT},${HOSTILE_TOKEN}=${HOSTILE_TENANT},${BYSTANDER_TOKEN}=${BYSTANDER_TENANT}`,
+    TOOLTRAIL_COLLECTOR_TOKENS: [
+      ...credentials.map((c) => `${c.token}=${c.tenant}`),
+      `${HOSTILE_TOKEN}=${HOSTILE_TENANT}`,
+      `${BYSTANDER_TOKEN}=${BYSTANDER_TENANT}`,
+    ].join(','),
     TOOLTRAIL_COLLECTOR_PORT: String(collectorPort),
     TOOLTRAIL_COLLECTOR_TOPIC: TOPIC,
     TOOLTRAIL_INGEST_TOPIC: TOPIC,
     TOOLTRAIL_INGEST_GROUP_ID: GROUP_ID,
-    TOOLTRAIL_INGEST_DLQ_TOPIC: `${TOPIC}_dlq`,
+    TOOLTRAIL_INGEST_DLQ_TOPIC: DLQ_TOPIC,
     TOOLTRAIL_CLICKHOUSE_DATABASE: DATABASE,
     // A killed member's partitions move after 6 s (the broker minimum) instead of 30.
     TOOLTRAIL_INGEST_SESSION_TIMEOUT_MS: '6000',
@@ -287,8 +311,11 @@ export async function startStack(log: (m: string) => void, o: StackOptions = {})
   const stack: Stack = {
     home,
     collectorUrl: `http://127.0.0.1:${collectorPort}/v1/traces`,
+    collectorMetricsUrl: `http://127.0.0.1:${collectorPort}/metrics`,
+    loadTokens: credentials.map((c) => c.token),
     database: DATABASE,
     topic: TOPIC,
+    dlqTopic: DLQ_TOPIC,
     groupId: GROUP_ID,
     kafka,
     kafkaNodes,

@@ -101,6 +101,8 @@ export interface KafkaNodeService extends ManagedService {
   readonly node: KafkaNode;
   /** SIGKILL to the node's process group (no shutdown); false when it was not running. */
   kill9(): Promise<boolean>;
+  /** Its process is alive (healthy or not): a supervisor restarts a node only when this is false. */
+  running(): boolean;
 }
 
 function clusterRoot(config: ServicesConfig): string {
@@ -205,6 +207,7 @@ export function kafkaNodeServices(config: ServicesConfig): KafkaNodeService[] {
         while (isAlive(pid)) await new Promise((r) => setTimeout(r, 50));
         return true;
       },
+      running: () => runningPid(paths) !== undefined,
     };
   });
 }

@@ -32,6 +32,12 @@ test('loses and duplicates nothing while a leader broker is killed -9, a partiti
     [],
     'no fault failed',
   );
+  // Each did what it is named after: leaders moved and the broker rejoined every ISR, the reassignment finished.
+  assert.deepEqual(
+    report.faults.filter((f) => !f.asPlanned).map((f) => `${f.kind}: ${f.detail}`),
+    [],
+    'every fault happened as planned',
+  );
   assert.ok(ran('broker-kill9').length > 0, 'a broker leading partitions was killed -9 and came back');
   assert.ok(ran('partition-reassign').length > 0, 'a partition was reassigned off its leader and back, in sync');
   assert.ok(report.leadershipMoves > 0, 'a partition leader moved');
