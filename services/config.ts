@@ -15,6 +15,8 @@ import {
 } from '../platform/connections.ts';
 
 export const DEFAULT_KAFKA_CONTROLLER_PORT = 9093;
+/** The local broker's SASL_SSL listener (`services up --kafka-sasl-ssl`), beside its PLAINTEXT and controller ports. */
+export const DEFAULT_KAFKA_SASL_SSL_PORT = 9094;
 /** Where the local Alertmanager's webhook receivers post pages (a sink run by tests or `tooltrail up`). */
 export const DEFAULT_WEBHOOK_PORT = 9199;
 /** Not PostgreSQL's usual 5432, so that a system PostgreSQL keeps its port; change it with TOOLTRAIL_POSTGRES_PORT. */
@@ -33,6 +35,9 @@ export interface ServicesConfig {
     controllerPort: number;
     /** An extra SASL_SSL listener on the local broker (tests of TLS and SASL; absent: PLAINTEXT only). */
     saslSsl?: KafkaSaslSslListener;
+    /** Asked for by TOOLTRAIL_KAFKA_SASL_SSL=true (`services up --kafka-sasl-ssl`): the port of the listener
+     * services/kafka/sasl-ssl.ts prepares. */
+    saslSslPort?: number;
   };
   clickhouse: ConnectionSettings['clickhouse'];
   alertmanager: ConnectionSettings['alertmanager'] & {
@@ -67,6 +72,8 @@ const port = z.coerce.number().int().min(1).max(65535);
 const EnvSchema = ConnectionEnvSchema.extend({
   TOOLTRAIL_HOME: z.string().min(1).default(DEFAULT_HOME),
   TOOLTRAIL_KAFKA_CONTROLLER_PORT: port.default(DEFAULT_KAFKA_CONTROLLER_PORT),
+  TOOLTRAIL_KAFKA_SASL_SSL: z.enum(['true', 'false'], { error: 'must be true or false' }).default('false'),
+  TOOLTRAIL_KAFKA_SASL_SSL_PORT: port.default(DEFAULT_KAFKA_SASL_SSL_PORT),
   TOOLTRAIL_WEBHOOK_URL: z.url().optional(),
   TOOLTRAIL_ALERTMANAGER_CONFIG: z.string().min(1).optional(),
   TOOLTRAIL_POSTGRES_URL: z.url().optional(),
@@ -80,7 +87,11 @@ export function loadServicesConfig(env: NodeJS.ProcessEnv = process.env, cwd = p
   const connections = connectionSettingsOf(e, extras);
   return {
     home: resolve(cwd, e.TOOLTRAIL_HOME),
-    kafka: { ...connections.kafka, controllerPort: e.TOOLTRAIL_KAFKA_CONTROLLER_PORT },
+    kafka: {
+      ...connections.kafka,
+      controllerPort: e.TOOLTRAIL_KAFKA_CONTROLLER_PORT,
+      ...(e.TOOLTRAIL_KAFKA_SASL_SSL === 'true' ? { saslSslPort: e.TOOLTRAIL_KAFKA_SASL_SSL_PORT } : {}),
+    },
     clickhouse: connections.clickhouse,
     alertmanager: {
       ...connections.alertmanager,

@@ -229,7 +229,7 @@ function singleNode(config: ServicesConfig): ManagedService {
       await assertPortsFree('kafka', [
         { port: k.port, envVar: 'TOOLTRAIL_KAFKA_PORT' },
         { port: k.controllerPort, envVar: 'TOOLTRAIL_KAFKA_CONTROLLER_PORT' },
-        ...(k.saslSsl ? [{ port: k.saslSsl.port, envVar: 'kafka.saslSsl.port' }] : []),
+        ...(k.saslSsl ? [{ port: k.saslSsl.port, envVar: 'TOOLTRAIL_KAFKA_SASL_SSL_PORT' }] : []),
       ]);
       mkdirSync(root, { recursive: true });
       const keystore = join(root, 'sasl-ssl-keystore.pem');

@@ -93,6 +93,30 @@ export async function createBatchConsumer(kafka: Kafkajs, options: BatchConsumer
   };
 }
 
+const COORDINATOR_WAIT_MS = 30_000;
+/** kafkajs' names of the answers a coordinator gives while it moves or loads its groups (codes 14, 15, 16). */
+const COORDINATOR_MOVING = new Set([
+  'GROUP_LOAD_IN_PROGRESS',
+  'GROUP_COORDINATOR_NOT_AVAILABLE',
+  'NOT_COORDINATOR_FOR_GROUP',
+]);
+
+/**
+ * kafkajs' admin does not retry an offset fetch a coordinator answers while it moves or loads (a fresh broker still
+ * creating its offsets topic): asked again, 0.2 s apart, for up to 30 s.
+ */
+async function retriedWhileCoordinatorMoves<T>(call: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + COORDINATOR_WAIT_MS;
+  for (;;) {
+    try {
+      return await call();
+    } catch (err) {
+      if (!COORDINATOR_MOVING.has(String((err as { type?: string }).type)) || Date.now() > deadline) throw err;
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+}
+
 /** The group's lag per partition of `topic`: high watermark minus committed offset (or minus the log start). */
 export async function fetchConsumerLag(kafka: Kafkajs, groupId: string, topic: string): Promise<PartitionLag[]> {
   const admin = kafka.admin();
@@ -100,7 +124,7 @@ export async function fetchConsumerLag(kafka: Kafkajs, groupId: string, topic: s
   try {
     const [ends, groups] = await Promise.all([
       admin.fetchTopicOffsets(topic),
-      admin.fetchOffsets({ groupId, topics: [topic] }),
+      retriedWhileCoordinatorMoves(() => admin.fetchOffsets({ groupId, topics: [topic] })),
     ]);
     const committed = new Map<number, string>();
     for (const p of groups.find((g) => g.topic === topic)?.partitions ?? []) committed.set(p.partition, p.offset);

@@ -16,7 +16,7 @@ const root = resolve(import.meta.dirname, '../../..');
 const COMMANDS: [string, string[]][] = [
   ['up', ['--kafka', '--host', '--port', '--tokens', '--evaluate-every', '--tokens-file', '--default-tenant']],
   ['services', []],
-  ['services up', ['--kafka-brokers']],
+  ['services up', ['--kafka-brokers', '--kafka-sasl-ssl']],
   ['services down', ['--purge']],
   ['services status', ['--json']],
   ['migrate', ['--down', '--print']],
