@@ -12,6 +12,11 @@
  *
  *   node --import tsx bench/ingest-throughput.ts [--rows 200000] [--rounds 3] [--rate 5000] [--seconds 20]
  *     [--skip-latency] [--digests]   (--digests: record audit digests in the ingest rounds, as `tooltrail ingest` does)
+ *     [--clients kafkajs,platformatic]
+ *
+ * Each Kafka client of --clients (default: the default client alone) runs the ingest rounds and the latency run, alternated
+ * with the others in one run (the order turned each round); the figures of every client after the first carry its
+ * name and their ratio to the first. In the latency run the collector and the ingest both use the round's client.
  *
  * Prints medians over the rounds. Targets (issue 5): >= 100,000 rows/s; p99 <= 2 s.
  */
@@ -31,9 +36,14 @@ import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.
 import {
   createIdempotentProducer,
   createKafkaClient,
+  DEFAULT_KAFKA_CLIENT,
   deleteTopics,
   ensureTopics,
   fetchConsumerLag,
+  isKafkaClientKind,
+  KAFKA_CLIENT_ENV,
+  KAFKA_CLIENTS,
+  type KafkaClientKind,
   MESSAGE_ID_HEADER,
   messageIdBytes,
 } from '../platform/kafka/index.ts';
@@ -56,6 +66,8 @@ const { values: args } = parseArgs({
     rate: { type: 'string', default: '5000' },
     seconds: { type: 'string', default: '20' },
     'skip-latency': { type: 'boolean', default: false },
+    /** The Kafka clients compared (platform/kafka), alternated round after round; the first is the baseline. */
+    clients: { type: 'string', default: DEFAULT_KAFKA_CLIENT },
     // Record tamper-evidence digests as `tooltrail ingest` does (cli/ingest.ts); off by default (comparable runs).
     digests: { type: 'boolean', default: false },
     serve: { type: 'string' },
@@ -101,8 +113,18 @@ async function freshDb(ch: ClickHouseClient, name: string): Promise<string> {
   return database;
 }
 
-function ingestConfig(topic: string, database: string, groupId: string): IngestConfig {
-  return loadIngestConfig({ topic, groupId, database, deadLetterTopic: `${topic}_dlq`, createTopics: true });
+function ingestConfig(topic: string, database: string, groupId: string, client?: KafkaClientKind): IngestConfig {
+  const config = loadIngestConfig({ topic, groupId, database, deadLetterTopic: `${topic}_dlq`, createTopics: true });
+  return client ? { ...config, kafka: { ...config.kafka, client } } : config;
+}
+
+function clientsOf(list: string | undefined): KafkaClientKind[] {
+  const clients = (list ?? '').split(',').filter(Boolean);
+  const bad = clients.filter((c) => !isKafkaClientKind(c));
+  if (bad.length > 0 || clients.length === 0) {
+    throw new Error(`--clients: must list some of ${KAFKA_CLIENTS.join(', ')} (got "${list}")`);
+  }
+  return clients as KafkaClientKind[];
 }
 
 // ---------------------------------------------------------------------------------------------- throughput
@@ -149,9 +171,14 @@ interface ThroughputRound {
   withStartupRowsPerSec?: number;
 }
 
-async function ingestRound(ch: ClickHouseClient, topic: string, expectedToolCalls: number): Promise<ThroughputRound> {
+async function ingestRound(
+  ch: ClickHouseClient,
+  topic: string,
+  expectedToolCalls: number,
+  client: KafkaClientKind,
+): Promise<ThroughputRound> {
   const database = await freshDb(ch, 'tp');
-  const config = ingestConfig(topic, database, `bench-${stamp()}`);
+  const config = ingestConfig(topic, database, `bench-${stamp()}`, client);
   const started = performance.now();
   const ingest = await startIngest(config, {
     log: () => {},
@@ -270,11 +297,12 @@ function forkServe(mode: 'collector' | 'ingest', env: NodeJS.ProcessEnv): ChildP
   });
 }
 
-async function latencyRun(ch: ClickHouseClient, rate: number, seconds: number) {
+async function latencyRun(ch: ClickHouseClient, rate: number, seconds: number, client: KafkaClientKind) {
   const topic = `otlp_bench_e2e_${stamp()}`;
   const database = await freshDb(ch, 'e2e');
   const env = {
     ...process.env,
+    [KAFKA_CLIENT_ENV]: client,
     BENCH_TOPIC: topic,
     TOOLTRAIL_INGEST_TOPIC: topic,
     TOOLTRAIL_INGEST_GROUP_ID: `bench-e2e-${stamp()}`,
@@ -374,77 +402,103 @@ async function serve(mode: string): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------- main
 
+/** A client's name in the report: the first client keeps the figures' historical names. */
+const suffixOf = (client: KafkaClientKind, first: KafkaClientKind) => (client === first ? '' : ` (${client})`);
+
+const medianCpu = (rs: ThroughputRound[]): ThroughputRound => ({
+  rowsPerSec: 0,
+  toolCallsPerSec: 0,
+  cpuUsPerRow: median(rs.map((r) => r.cpuUsPerRow)),
+  serverCpuUsPerRow: rs.some((r) => r.serverCpuUsPerRow === undefined)
+    ? undefined
+    : median(rs.map((r) => r.serverCpuUsPerRow as number)),
+});
+
 async function main(): Promise<void> {
   const rows = Number(args.rows);
   const rounds = Number(args.rounds);
+  const clients = clientsOf(args.clients);
+  const first = clients[0] as KafkaClientKind;
   const messages = Math.ceil(rows / SPANS_PER_MESSAGE);
   const expected = messages * SPANS_PER_MESSAGE;
   const ch = clickhouse();
   const topic = `otlp_bench_prefilled_${stamp()}`;
   console.log(
-    `ingest-throughput: ${fmt(expected)} tool spans in ${fmt(messages)} messages, ${PARTITIONS} partitions` +
+    `ingest-throughput: ${fmt(expected)} tool spans in ${fmt(messages)} messages, ${PARTITIONS} partitions, Kafka client(s) ${clients.join(', ')}` +
       (args.digests ? '; ingest rounds record audit digests' : ''),
   );
   await prefill(topic, messages);
-  const ingestRounds: ThroughputRound[] = [];
+  const ingestRounds = new Map<KafkaClientKind, ThroughputRound[]>(clients.map((c) => [c, []]));
   const writerRounds: ThroughputRound[] = [];
   const jsonRounds: ThroughputRound[] = [];
   for (let r = 0; r < rounds; r++) {
     const w = await writerRound(ch, messages, 'native');
     const j = await writerRound(ch, messages, 'json');
-    const i = await ingestRound(ch, topic, expected);
     writerRounds.push(w);
     jsonRounds.push(j);
-    ingestRounds.push(i);
     console.log(
-      `  round ${r + 1}: ingest ${fmt(i.rowsPerSec)} rows/s (${fmt(i.toolCallsPerSec)} tool calls/s, CPU/row: ${cpuText(i)}; ` +
-        `start-up ${fmt(i.startupMs ?? 0)} ms, ${fmt(i.withStartupRowsPerSec ?? 0)} rows/s counting it); ` +
-        `writer-only ${fmt(w.rowsPerSec)} rows/s (Native, CPU/row: ${cpuText(w)}), ${fmt(j.rowsPerSec)} rows/s (JSONCompactEachRow)`,
+      `  round ${r + 1}: writer-only ${fmt(w.rowsPerSec)} rows/s (Native, CPU/row: ${cpuText(w)}), ${fmt(j.rowsPerSec)} rows/s (JSONCompactEachRow)`,
+    );
+    // Alternated, the order turned each round, so neither client always follows the other.
+    for (const client of r % 2 === 0 ? clients : [...clients].reverse()) {
+      const i = await ingestRound(ch, topic, expected, client);
+      ingestRounds.get(client)?.push(i);
+      console.log(
+        `  round ${r + 1}: ingest (${client}) ${fmt(i.rowsPerSec)} rows/s (${fmt(i.toolCallsPerSec)} tool calls/s, CPU/row: ${cpuText(i)}; ` +
+          `start-up ${fmt(i.startupMs ?? 0)} ms, ${fmt(i.withStartupRowsPerSec ?? 0)} rows/s counting it)`,
+      );
+    }
+  }
+  const writerMed = median(writerRounds.map((r) => r.rowsPerSec));
+  const writerCpu = median(writerRounds.map((r) => r.cpuUsPerRow));
+  const figures: BenchFigure[] = [];
+  const firstRounds = ingestRounds.get(first) ?? [];
+  for (const client of clients) {
+    const rs = ingestRounds.get(client) ?? [];
+    const ingestMed = median(rs.map((r) => r.rowsPerSec));
+    const suffix = suffixOf(client, first);
+    console.log(
+      `CPU per row (medians): ingest (${client}) ${cpuText(medianCpu(rs))}; writer-only ${cpuText(medianCpu(writerRounds))}`,
+    );
+    console.log(
+      `throughput (median of ${rounds}): ingest (${client}) ${fmt(ingestMed)} rows/s (${fmt(median(rs.map((r) => r.toolCallsPerSec)))} tool calls/s); ` +
+        `baseline writer-only ${fmt(writerMed)} rows/s; ratio ingest/writer-only ${(ingestMed / writerMed).toFixed(2)}; target >= 100,000 rows/s: ${ingestMed >= 100_000 ? 'met' : 'NOT met'}`,
+    );
+    const ingestSpread = spread(rs.map((r) => r.rowsPerSec));
+    const ingestCpu = spread(rs.map((r) => r.cpuUsPerRow));
+    const firstRows = spread(firstRounds.map((r) => r.rowsPerSec)).value;
+    const firstCpu = spread(firstRounds.map((r) => r.cpuUsPerRow)).value;
+    if (client !== first) {
+      console.log(
+        `  ratio ${client}/${first}: rows/s ${(ingestSpread.value / firstRows).toFixed(2)}x, ingest Node CPU per row ${(ingestCpu.value / firstCpu).toFixed(2)}x`,
+      );
+    }
+    figures.push(
+      {
+        name: `ingest${args.digests ? ' with digests' : ''}${suffix}`,
+        ...ingestSpread,
+        unit: 'rows/s',
+        ...(client === first
+          ? { baseline: { name: 'writer-only', value: writerMed }, ratio: ingestSpread.value / writerMed }
+          : { baseline: { name: first, value: firstRows }, ratio: ingestSpread.value / firstRows }),
+        target: '≥ 100,000 rows/s',
+        met: ingestSpread.value >= 100_000,
+      },
+      {
+        name: `ingest${args.digests ? ' with digests' : ''}, start-up included${suffix}`,
+        ...spread(rs.map((r) => r.withStartupRowsPerSec ?? 0)),
+        unit: 'rows/s',
+      },
+      {
+        name: `ingest Node CPU${suffix}`,
+        ...ingestCpu,
+        unit: 'µs/row',
+        ...(client === first
+          ? { baseline: { name: 'writer-only', value: writerCpu }, ratio: ingestCpu.value / writerCpu }
+          : { baseline: { name: first, value: firstCpu }, ratio: ingestCpu.value / firstCpu }),
+      },
     );
   }
-  const ingestMed = median(ingestRounds.map((r) => r.rowsPerSec));
-  const medianCpu = (rs: ThroughputRound[]): ThroughputRound => ({
-    rowsPerSec: 0,
-    toolCallsPerSec: 0,
-    cpuUsPerRow: median(rs.map((r) => r.cpuUsPerRow)),
-    serverCpuUsPerRow: rs.some((r) => r.serverCpuUsPerRow === undefined)
-      ? undefined
-      : median(rs.map((r) => r.serverCpuUsPerRow as number)),
-  });
-  console.log(
-    `CPU per row (medians): ingest ${cpuText(medianCpu(ingestRounds))}; writer-only ${cpuText(medianCpu(writerRounds))}`,
-  );
-  const writerMed = median(writerRounds.map((r) => r.rowsPerSec));
-  console.log(
-    `throughput (median of ${rounds}): ingest ${fmt(ingestMed)} rows/s (${fmt(median(ingestRounds.map((r) => r.toolCallsPerSec)))} tool calls/s); ` +
-      `baseline writer-only ${fmt(writerMed)} rows/s; ratio ingest/writer-only ${(ingestMed / writerMed).toFixed(2)}; target >= 100,000 rows/s: ${ingestMed >= 100_000 ? 'met' : 'NOT met'}`,
-  );
-  const ingestSpread = spread(ingestRounds.map((r) => r.rowsPerSec));
-  const ingestCpu = spread(ingestRounds.map((r) => r.cpuUsPerRow));
-  const writerCpu = median(writerRounds.map((r) => r.cpuUsPerRow));
-  const figures: BenchFigure[] = [
-    {
-      name: `ingest${args.digests ? ' with digests' : ''}`,
-      ...ingestSpread,
-      unit: 'rows/s',
-      baseline: { name: 'writer-only', value: writerMed },
-      ratio: ingestSpread.value / writerMed,
-      target: '≥ 100,000 rows/s',
-      met: ingestSpread.value >= 100_000,
-    },
-    {
-      name: `ingest${args.digests ? ' with digests' : ''}, start-up included`,
-      ...spread(ingestRounds.map((r) => r.withStartupRowsPerSec ?? 0)),
-      unit: 'rows/s',
-    },
-    {
-      name: 'ingest Node CPU',
-      ...ingestCpu,
-      unit: 'µs/row',
-      baseline: { name: 'writer-only', value: writerCpu },
-      ratio: ingestCpu.value / writerCpu,
-    },
-  ];
   const jsonMed = median(jsonRounds.map((r) => r.rowsPerSec));
   console.log(
     `insert encoding: writer-only Native ${fmt(writerMed)} rows/s vs JSONCompactEachRow ${fmt(jsonMed)} rows/s (ratio ${(writerMed / jsonMed).toFixed(2)})`,
@@ -461,21 +515,42 @@ async function main(): Promise<void> {
 
   if (!args['skip-latency']) {
     const rate = Number(args.rate);
-    const l = await latencyRun(ch, rate, Number(args.seconds));
-    console.log(
-      `end-to-end latency at ${fmt(rate)} spans/s for ${args.seconds} s (collector -> Kafka -> ingest -> visible in ClickHouse): ` +
-        `p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms over ${fmt(l.samples)} requests (${l.missing} never seen, ${l.non200} non-200); target p99 <= 2,000 ms: ${l.p99 <= 2000 && l.missing === 0 ? 'met' : 'NOT met'}`,
-    );
-    figures.push(
-      { name: `end-to-end p50 at ${fmt(rate)} spans/s`, value: l.p50, unit: 'ms' },
-      {
-        name: `end-to-end p99 at ${fmt(rate)} spans/s`,
-        value: l.p99,
-        unit: 'ms',
-        target: '≤ 2,000 ms, none lost',
-        met: l.p99 <= 2000 && l.missing === 0,
-      },
-    );
+    const runs = new Map<KafkaClientKind, Awaited<ReturnType<typeof latencyRun>>[]>(clients.map((c) => [c, []]));
+    // One run per client per round, alternated as the throughput rounds (a single client runs once).
+    const latencyRounds = clients.length > 1 ? rounds : 1;
+    for (let r = 0; r < latencyRounds; r++) {
+      for (const client of r % 2 === 0 ? clients : [...clients].reverse()) {
+        const l = await latencyRun(ch, rate, Number(args.seconds), client);
+        runs.get(client)?.push(l);
+        console.log(
+          `end-to-end latency (${client}) at ${fmt(rate)} spans/s for ${args.seconds} s (collector -> Kafka -> ingest -> visible in ClickHouse): ` +
+            `p50 ${fmt(l.p50)} ms, p99 ${fmt(l.p99)} ms over ${fmt(l.samples)} requests (${l.missing} never seen, ${l.non200} non-200); target p99 <= 2,000 ms: ${l.p99 <= 2000 && l.missing === 0 ? 'met' : 'NOT met'}`,
+        );
+      }
+    }
+    const p99Of = (client: KafkaClientKind) => spread((runs.get(client) ?? []).map((l) => l.p99));
+    const firstP99 = p99Of(first).value;
+    for (const client of clients) {
+      const ls = runs.get(client) ?? [];
+      const suffix = suffixOf(client, first);
+      const p99 = p99Of(client);
+      const missing = ls.reduce((n, l) => n + l.missing, 0);
+      if (client !== first)
+        console.log(
+          `  ratio ${client}/${first}: end-to-end p99 ${(p99.value / firstP99).toFixed(2)}x (medians of ${ls.length})`,
+        );
+      figures.push(
+        { name: `end-to-end p50 at ${fmt(rate)} spans/s${suffix}`, ...spread(ls.map((l) => l.p50)), unit: 'ms' },
+        {
+          name: `end-to-end p99 at ${fmt(rate)} spans/s${suffix}`,
+          ...p99,
+          unit: 'ms',
+          ...(client === first ? {} : { baseline: { name: first, value: firstP99 }, ratio: p99.value / firstP99 }),
+          target: '≤ 2,000 ms, none lost',
+          met: p99.value <= 2000 && missing === 0,
+        },
+      );
+    }
   }
   await ch.close();
   printBenchReport({ bench: 'ingest-throughput', figures });

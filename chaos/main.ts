@@ -5,11 +5,13 @@
  *     [--clickhouse-outage 30s] [--burst-concurrency 256] [--burst-duration 5s] [--lost-answers 0.01]
  *     [--kafka-brokers 3 --ingest-instances 3 --faults broker-kill9,partition-reassign,ingest-rolling-kill9,...]
  *     [--spans-per-request 200] [--tenants 4]
+ *     [--kafka-client kafkajs|platformatic]
  *
  * Exits 1 when an acknowledged span was lost or a span was stored twice.
  */
 import { parseArgs } from 'node:util';
 import type { Stack } from '../cli/stack/processes.ts';
+import { isKafkaClientKind, KAFKA_CLIENTS, type KafkaClientKind } from '../platform/kafka/index.ts';
 import { FAULT_KINDS, parseFaults } from './faults.ts';
 import { DEFAULT_SOAK, formatReport, runSoak, soakPassed } from './soak.ts';
 
@@ -37,6 +39,12 @@ export function countOf(v: string, flag: string, min: number, max: number): numb
   return n;
 }
 
+/** `platformatic` -> the client; anything not in KAFKA_CLIENTS is refused naming the flag. */
+export function kafkaClientOf(v: string): KafkaClientKind {
+  if (isKafkaClientKind(v)) return v;
+  throw new Error(`--kafka-client must be one of ${KAFKA_CLIENTS.join(', ')}, not "${v}"`);
+}
+
 const { values: a } = parseArgs({
   options: {
     duration: { type: 'string', default: '10m' },
@@ -51,6 +59,8 @@ const { values: a } = parseArgs({
     'ingest-instances': { type: 'string', default: String(DEFAULT_SOAK.ingestInstances) },
     'spans-per-request': { type: 'string', default: String(DEFAULT_SOAK.spansPerRequest) },
     tenants: { type: 'string', default: String(DEFAULT_SOAK.loadTenants) },
+    // The collector's and the ingests' Kafka client; absent: TOOLTRAIL_KAFKA_CLIENT, else the default.
+    'kafka-client': { type: 'string' },
   },
 });
 
@@ -82,6 +92,7 @@ const report = await runSoak({
   // An OpenTelemetry SDK's BatchSpanProcessor exports at most 512 spans per request (maxExportBatchSize).
   spansPerRequest: countOf(a['spans-per-request'], 'spans-per-request', 1, 512),
   loadTenants: countOf(a.tenants, 'tenants', 1, 16),
+  ...(a['kafka-client'] === undefined ? {} : { kafkaClient: kafkaClientOf(a['kafka-client']) }),
   log,
   onStack: (s) => {
     stack = s;

@@ -4,7 +4,12 @@
  */
 
 import { type Stack, startStack, type UnplannedExit } from '../cli/stack/processes.ts';
-import { createKafkaClient, fetchConsumerLag } from '../platform/kafka/index.ts';
+import {
+  createKafkaClient,
+  fetchConsumerLag,
+  type KafkaClientKind,
+  kafkaClientKindOf,
+} from '../platform/kafka/index.ts';
 import { countStored, type StoredCounts, VisibilityPoller, waitForDrain } from './accounting.ts';
 import { RefusalTally, scrapeThrottled } from './collector-refusals.ts';
 import {
@@ -33,6 +38,8 @@ export interface SoakOptions extends FaultOptions {
   /** Brokers of the private Kafka (3 for the cluster faults) and ingest processes in its consumer group. */
   kafkaBrokers: number;
   ingestInstances: number;
+  /** The Kafka client the collector and the ingests run (absent: the default, or TOOLTRAIL_KAFKA_CLIENT). */
+  kafkaClient?: KafkaClientKind;
   /** Share of the collector's 200s the load acts as if it never got, re-sending the request (see load.ts). */
   lostAnswers: number;
   /** How long to keep retrying unacknowledged requests after the load stops. */
@@ -70,6 +77,7 @@ export interface SoakReport {
   faults: FaultRecord[];
   kafkaBrokers: number;
   ingestInstances: number;
+  kafkaClient: KafkaClientKind;
   /** Consumer group generations after the first (each a rebalance), counted from the ingests' leader joins. */
   rebalances: number;
   /** Partition leaders that changed broker during the cluster faults. */
@@ -132,10 +140,12 @@ async function runSchedule(
 }
 
 export async function runSoak(o: SoakOptions): Promise<SoakReport> {
+  const kafkaClient = o.kafkaClient ?? kafkaClientKindOf(process.env);
   const stack = await startStack(o.log, {
     kafkaBrokers: o.kafkaBrokers,
     ingestInstances: o.ingestInstances,
     loadTenants: o.loadTenants,
+    kafkaClient,
   });
   const state = newFaultState();
   o.onStack?.(stack);
@@ -222,6 +232,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       faults,
       kafkaBrokers: o.kafkaBrokers,
       ingestInstances: o.ingestInstances,
+      kafkaClient,
       rebalances: Math.max(0, stack.leaderJoins - 1),
       leadershipMoves: state.leadershipMoves,
       unconsumed,
@@ -257,7 +268,7 @@ export function formatReport(r: SoakReport): string[] {
   const c = r.counts;
   const l = r.load;
   return [
-    `chaos soak: ${r.durationS.toFixed(0)} s (load + drain), ${r.rate} spans/s in requests of ${r.spansPerRequest} from ${r.loadTenants} tenant(s), seed ${r.seed}, ${r.kafkaBrokers} Kafka broker(s), ${r.ingestInstances} ingest instance(s)`,
+    `chaos soak: ${r.durationS.toFixed(0)} s (load + drain), ${r.rate} spans/s in requests of ${r.spansPerRequest} from ${r.loadTenants} tenant(s), seed ${r.seed}, ${r.kafkaBrokers} Kafka broker(s), ${r.ingestInstances} ingest instance(s), Kafka client ${r.kafkaClient}`,
     ...r.faults.map(
       (f) =>
         `  fault at ${f.atS.toFixed(0)} s: ${f.kind}: ${f.error ? `FAILED ${f.error}` : `${f.asPlanned ? 'as planned' : 'NOT as planned'}: ${f.detail}`}`,

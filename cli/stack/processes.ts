@@ -11,6 +11,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
+import { KAFKA_CLIENT_ENV, type KafkaClientKind } from '../../platform/kafka/index.ts';
 import { PACKAGE_ROOT } from '../../platform/package-root.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../schema/config.ts';
 import { clickhouseService } from '../../services/clickhouse/clickhouse.ts';
@@ -189,6 +190,8 @@ export interface StackOptions {
   ingestInstances?: number;
   /** Credentials (tenants) the load is spread over (loadCredentials). */
   loadTenants?: number;
+  /** The Kafka client of the collector and the ingests (TOOLTRAIL_KAFKA_CLIENT); absent: the default. */
+  kafkaClient?: KafkaClientKind;
 }
 
 export interface Stack {
@@ -273,6 +276,7 @@ export async function startStack(log: (m: string) => void, o: StackOptions = {})
   const env = childEnv({
     ...svcEnv,
     TOOLTRAIL_KAFKA_BROKERS: svc.kafka.brokers.join(','),
+    ...(o.kafkaClient ? { [KAFKA_CLIENT_ENV]: o.kafkaClient } : {}),
     TOOLTRAIL_CLICKHOUSE_URL: svc.clickhouse.url,
     TOOLTRAIL_COLLECTOR_TOKENS: [
       ...credentials.map((c) => `${c.token}=${c.tenant}`),
