@@ -113,9 +113,13 @@ export function createDigestRecorder(ch: ClickHouseClient, options: DigestRecord
       computed && sameCounts(computed.counts, countsOf(stored)) ? computed.entries : entriesOf(stored).entries;
     if (byTenant.size === 0) return [];
     const recordedAt = now();
+    const tenants = [...byTenant.keys()].sort();
+    // A tenant new to this process: its tree is read back while its chain head is.
+    const logLoaded = state.log?.load(tenants);
+    logLoaded?.catch(() => undefined);
     const records: DigestRecord[] = [];
     const newHeads = new Map<string, { seq: number; hash: string }>();
-    for (const tenant of [...byTenant.keys()].sort()) {
+    for (const tenant of tenants) {
       let h = await head(tenant);
       const hours = byTenant.get(tenant)!;
       for (const hour of [...hours.keys()].sort((a, b) => a - b)) {
@@ -139,46 +143,49 @@ export function createDigestRecorder(ch: ClickHouseClient, options: DigestRecord
       }
       newHeads.set(tenant, h);
     }
-    // The log's nodes first: a digest record never names leaves the tree does not hold.
-    if (state.log) {
-      for (const tenant of newHeads.keys())
-        await state.log.append(
-          tenant,
-          records.filter((r) => r.tenant === tenant),
-          recordedAt,
-        );
-    }
-    try {
-      await ch.insert({
-        table: `${database}.row_digests`,
-        format: 'JSONEachRow',
-        values: records.map((r) => ({
-          tenant: r.tenant,
-          chain: r.chain,
-          seq: r.seq,
-          hour: chTime(r.hour * 1000, false),
-          batch_id: r.batch_id,
-          recorded_at: chTime(r.recorded_at_ms, true),
-          backfill: r.backfill,
-          canonical_version: r.canonical_version,
-          row_count: r.row_count,
-          row_tables: r.row_tables,
-          row_ids: r.row_ids,
-          row_hashes: r.row_hashes,
-          rows_hash: r.rows_hash,
-          previous_hash: r.previous_hash,
-          digest_hash: r.digest_hash,
-          signature: r.signature,
-          key_id: r.key_id,
-        })),
-      });
-    } catch (err) {
+    // The log's nodes and the digest records in parallel, both before `record` resolves (before the batch is
+    // acknowledged upstream): if either fails, the batch is retried and both are written again (audit/README.md).
+    const log = state.log;
+    const logged = log
+      ? (logLoaded ?? Promise.resolve()).then(() =>
+          log.appendAll(new Map(tenants.map((t) => [t, records.filter((r) => r.tenant === t)])), recordedAt),
+        )
+      : Promise.resolve();
+    const settled = await Promise.allSettled([logged, insertRecords(records)]);
+    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
+    if (failed) {
       // The insert may or may not have landed: re-read the heads from the table next time.
       for (const t of newHeads.keys()) state.heads.delete(t);
-      throw err;
+      throw failed.reason;
     }
     for (const [t, h] of newHeads) state.heads.set(t, h);
     return records;
+  }
+
+  async function insertRecords(records: readonly DigestRecord[]): Promise<void> {
+    await ch.insert({
+      table: `${database}.row_digests`,
+      format: 'JSONEachRow',
+      values: records.map((r) => ({
+        tenant: r.tenant,
+        chain: r.chain,
+        seq: r.seq,
+        hour: chTime(r.hour * 1000, false),
+        batch_id: r.batch_id,
+        recorded_at: chTime(r.recorded_at_ms, true),
+        backfill: r.backfill,
+        canonical_version: r.canonical_version,
+        row_count: r.row_count,
+        row_tables: r.row_tables,
+        row_ids: r.row_ids,
+        row_hashes: r.row_hashes,
+        rows_hash: r.rows_hash,
+        previous_hash: r.previous_hash,
+        digest_hash: r.digest_hash,
+        signature: r.signature,
+        key_id: r.key_id,
+      })),
+    });
   }
 
   return {

@@ -32,66 +32,69 @@ interface TreeState {
 }
 
 export class LogAppender {
-  private readonly trees = new Map<string, TreeState>();
+  /** Each tenant's tree, read back from the store once (a promise, so concurrent first uses share one read). */
+  private readonly trees = new Map<string, Promise<TreeState>>();
 
   constructor(private readonly o: LogAppenderOptions) {}
 
-  private async state(tenant: string): Promise<TreeState> {
+  private state(tenant: string): Promise<TreeState> {
     const known = this.trees.get(tenant);
     if (known) return known;
     const id = { tenant, log: this.o.log };
-    const frontier = await this.o.store.frontier(id);
-    const last = (await this.o.store.checkpoints(id)).at(-1);
-    const s = {
-      frontier,
-      checkpointSize: last ? Number(last.size_text) : 0,
-      checkpointAt: last ? Number(last.published_ms_text) : 0,
-    };
-    this.trees.set(tenant, s);
-    return s;
+    const loading = Promise.all([this.o.store.frontier(id), this.o.store.checkpoints(id)]).then(
+      ([frontier, checkpoints]) => {
+        const last = checkpoints.at(-1);
+        return {
+          frontier,
+          checkpointSize: last ? Number(last.size_text) : 0,
+          checkpointAt: last ? Number(last.published_ms_text) : 0,
+        };
+      },
+    );
+    this.trees.set(tenant, loading);
+    loading.catch(() => this.trees.get(tenant) === loading && this.trees.delete(tenant));
+    return loading;
   }
 
-  /** Appends one tenant's records; resolves once the nodes (and a checkpoint, when due) are stored. */
-  async append(tenant: string, records: readonly DigestRecord[], nowMs: number): Promise<void> {
-    const s = await this.state(tenant);
-    const id = { tenant, log: this.o.log };
-    const next = s.frontier.clone();
-    const nodes: (LeafRow | StoredNode)[] = [];
-    for (const r of records) {
-      for (let i = 0; i < r.row_hashes.length; i++) {
-        const entryHash = r.row_hashes[i]!;
-        const [leaf, ...above] = next.append(Buffer.from(entryHash, 'hex'));
-        nodes.push(
-          {
-            ...leaf!,
-            table: r.row_tables[i]!,
-            rowId: r.row_ids[i]!,
-            entryHash,
-            hour: r.hour,
-            batchId: r.batch_id,
-          },
-          ...above,
-        );
-      }
-    }
+  /** Reads the trees of these tenants back from the store if not known yet (the recorder starts it early). */
+  async load(tenants: readonly string[]): Promise<void> {
+    await Promise.all(tenants.map((t) => this.state(t)));
+  }
+
+  /**
+   * Appends each tenant's records to its tree: every tenant's nodes in one insert, then the checkpoints due (each
+   * signed only once the nodes it covers are stored).
+   */
+  async appendAll(byTenant: ReadonlyMap<string, readonly DigestRecord[]>, nowMs: number): Promise<void> {
+    const tenants = [...byTenant.keys()];
+    const states = await Promise.all(tenants.map((t) => this.state(t)));
+    const grown = tenants.map((tenant, k) => ({
+      tenant,
+      s: states[k]!,
+      ...grow(states[k]!.frontier, byTenant.get(tenant)!),
+    }));
     try {
-      await this.o.store.appendNodes(id, nodes);
+      await this.o.store.appendTrees(grown.map((g) => ({ id: { tenant: g.tenant, log: this.o.log }, nodes: g.nodes })));
     } catch (err) {
-      // It may have landed: read the tree back next time.
-      this.trees.delete(tenant);
+      // They may have landed: read the trees back next time.
+      for (const t of tenants) this.trees.delete(t);
       throw err;
     }
-    s.frontier = next;
-    if (!this.o.signer || s.frontier.size === s.checkpointSize) return;
-    const due =
-      s.frontier.size - s.checkpointSize >= this.o.everyRows || nowMs - s.checkpointAt >= this.o.everySeconds * 1000;
-    if (due) await this.checkpoint(id, s, nowMs);
+    for (const g of grown) g.s.frontier = g.next;
+    if (!this.o.signer) return;
+    for (const { tenant, s } of grown) {
+      if (s.frontier.size === s.checkpointSize) continue;
+      const due =
+        s.frontier.size - s.checkpointSize >= this.o.everyRows || nowMs - s.checkpointAt >= this.o.everySeconds * 1000;
+      if (due) await this.checkpoint({ tenant, log: this.o.log }, s, nowMs);
+    }
   }
 
   /** Signs, stores and publishes a checkpoint of every tree that grew since its last one (shutdown, tests). */
   async flush(nowMs: number): Promise<void> {
-    for (const [tenant, s] of this.trees) {
-      if (this.o.signer && s.frontier.size > s.checkpointSize)
+    for (const [tenant, loading] of this.trees) {
+      const s = await loading.catch(() => undefined);
+      if (s && this.o.signer && s.frontier.size > s.checkpointSize)
         await this.checkpoint({ tenant, log: this.o.log }, s, nowMs);
     }
   }
@@ -115,4 +118,32 @@ export class LogAppender {
     const failures = await publishToWitnesses(this.o.witnesses, { ...id, size, note });
     if (failures.length > 0) this.o.onWitnessFailure?.(failures, id);
   }
+}
+
+/** The records' entries appended to a copy of the frontier: the copy and every node (leaves with their row) it adds. */
+function grow(
+  frontier: Frontier,
+  records: readonly DigestRecord[],
+): { next: Frontier; nodes: (LeafRow | StoredNode)[] } {
+  const next = frontier.clone();
+  const nodes: (LeafRow | StoredNode)[] = [];
+  for (const r of records) {
+    for (let i = 0; i < r.row_hashes.length; i++) {
+      const entryHash = r.row_hashes[i]!;
+      const added = next.append(Buffer.from(entryHash, 'hex'));
+      const leaf = added[0]!;
+      nodes.push({
+        level: leaf.level,
+        index: leaf.index,
+        hash: leaf.hash,
+        table: r.row_tables[i]!,
+        rowId: r.row_ids[i]!,
+        entryHash,
+        hour: r.hour,
+        batchId: r.batch_id,
+      });
+      for (let k = 1; k < added.length; k++) nodes.push(added[k]!);
+    }
+  }
+  return { next, nodes };
 }

@@ -61,6 +61,19 @@ async function select<T>(ch: ClickHouseClient, name: string, params: Record<stri
 }
 
 const chTime = (s: number) => new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' ');
+const EPOCH = chTime(0);
+const NODE_COLUMNS: [string, ...string[]] = [
+  'tenant',
+  'log',
+  'level',
+  'idx',
+  'hash',
+  'row_table',
+  'row_id',
+  'entry_hash',
+  'row_hour',
+  'batch_id',
+];
 
 export class LogStore {
   constructor(
@@ -154,25 +167,42 @@ export class LogStore {
 
   /** Appends nodes (leaves carry their row); one insert, so a batch's nodes land together or not at all. */
   async appendNodes(id: LogId, nodes: readonly (StoredNode | LeafRow)[]): Promise<void> {
-    if (nodes.length === 0) return;
+    await this.appendTrees([{ id, nodes }]);
+  }
+
+  /** The nodes of several logs (a batch's tenants) in one insert: one part, one round trip. */
+  async appendTrees(trees: readonly { id: LogId; nodes: readonly (StoredNode | LeafRow)[] }[]): Promise<void> {
+    const values: unknown[][] = [];
+    const hours = new Map<number, string>();
+    for (const { id, nodes } of trees) {
+      for (const n of nodes) {
+        const hash = n.hash.toString('hex');
+        if (!('rowId' in n)) {
+          values.push([id.tenant, id.log, n.level, String(n.index), hash, '', '', '', EPOCH, '']);
+          continue;
+        }
+        const hour = hours.get(n.hour) ?? chTime(n.hour);
+        hours.set(n.hour, hour);
+        values.push([
+          id.tenant,
+          id.log,
+          n.level,
+          String(n.index),
+          hash,
+          n.table,
+          n.rowId,
+          n.entryHash,
+          hour,
+          n.batchId,
+        ]);
+      }
+    }
+    if (values.length === 0) return;
     await this.ch.insert({
       table: `${this.db}.audit_log_nodes`,
-      format: 'JSONEachRow',
-      values: nodes.map((n) => {
-        const leaf = 'rowId' in n ? n : undefined;
-        return {
-          tenant: id.tenant,
-          log: id.log,
-          level: n.level,
-          idx: String(n.index),
-          hash: n.hash.toString('hex'),
-          row_table: leaf?.table ?? '',
-          row_id: leaf?.rowId ?? '',
-          entry_hash: leaf?.entryHash ?? '',
-          row_hour: chTime(leaf?.hour ?? 0),
-          batch_id: leaf?.batchId ?? '',
-        };
-      }),
+      format: 'JSONCompactEachRow',
+      columns: NODE_COLUMNS,
+      values,
     });
   }
 

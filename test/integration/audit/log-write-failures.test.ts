@@ -1,0 +1,165 @@
+/**
+ * The recorder writes a batch's Merkle log nodes and its digest records in parallel, both before the batch is
+ * acknowledged. Whichever of the two fails (or the writer is killed between them), `record` does not resolve, the
+ * batch is retried with its dedup token, and after the retry every row is a leaf, the digests cover every row,
+ * and verify (rows and log) passes.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { defaultLogConfig } from '../../../audit/log/config.ts';
+import { generateNoteKey, parseSigner, parseVerifier } from '../../../audit/log/note.ts';
+import { verifyRange } from '../../../audit/log/verify-range.ts';
+import { createDigestRecorder } from '../../../audit/recorder.ts';
+import { flatten } from '../../../ingest/flatten.ts';
+import { createClickHouseWriter } from '../../../ingest/writer.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
+import { syntheticRequest } from '../../../testkit/ingest.ts';
+import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
+
+const CHILD = fileURLToPath(new URL('./log-writer-child.ts', import.meta.url));
+const key = generateNoteKey('audit.test');
+const verifiers = [parseVerifier(key.verifier)];
+
+/** The real client, except that the second insert into `table` fails (after it landed, when `landed`). */
+function failingOnce(ch: ClickHouseClient, table: string, landed: boolean): ClickHouseClient {
+  let seen = 0;
+  return new Proxy(ch, {
+    get(target, p) {
+      const v = Reflect.get(target, p);
+      if (p !== 'insert') return typeof v === 'function' ? v.bind(target) : v;
+      return async (a: Parameters<ClickHouseClient['insert']>[0]) => {
+        if (!a.table.endsWith(`.${table}`) || ++seen !== 2) return target.insert(a);
+        if (landed) await target.insert(a);
+        throw new Error(`test: the insert into ${table} failed`);
+      };
+    },
+  });
+}
+
+async function count(db: TestDatabase, sql: string, params: Record<string, unknown>): Promise<number> {
+  const rs = await db.ch.query({ query: sql, query_params: { db: db.database, ...params }, format: 'JSONEachRow' });
+  const [row] = (await rs.json()) as [{ n: string }];
+  return Number(row.n);
+}
+
+const leavesOf = (db: TestDatabase, tenant: string, log: string) =>
+  count(
+    db,
+    'SELECT toString(count()) AS n FROM {db:Identifier}.audit_log_nodes WHERE tenant = {tenant:String} AND log = {log:String} AND level = 0',
+    { tenant, log },
+  );
+const digestsOf = (db: TestDatabase, tenant: string) =>
+  count(db, 'SELECT toString(count()) AS n FROM {db:Identifier}.row_digests WHERE tenant = {tenant:String}', {
+    tenant,
+  });
+
+function batch(tenant: string, seed: number, startMs: number) {
+  return flatten(syntheticRequest({ tenant, toolSpans: 20, seed, startMs }));
+}
+const entriesOf = (rows: ReturnType<typeof batch>) =>
+  rows.toolCalls.length + rows.spans.length + new Set(rows.warnings.map((w) => w.span_id)).size;
+
+/** A writer whose recorder has a fresh log state (as a restarted process would read the tree back). */
+function writerOn(ch: ClickHouseClient, database: string, chain: string) {
+  const recorder = createDigestRecorder(ch, {
+    database,
+    chain,
+    log: { ...defaultLogConfig(), signer: parseSigner(key.signer), everyRows: 1_000_000, everySeconds: 3600 },
+  });
+  return { recorder, writer: createClickHouseWriter(ch, { database, batchStored: recorder }) };
+}
+
+async function assertVerified(db: TestDatabase, tenant: string, startMs: number) {
+  const report = await verifyRange(db.ch, db.schema, {
+    tenant,
+    from: new Date(startMs - 3_600_000),
+    to: new Date(startMs + 3_600_000),
+    verifiers,
+    rows: true,
+  });
+  assert.deepEqual(
+    [...report.issues.map((i) => i.kind), ...(report.log?.issues.map((i) => i.kind) ?? [])],
+    [],
+    JSON.stringify([report.issues.slice(0, 3), report.log?.issues.slice(0, 3)]),
+  );
+  assert.equal(report.ok, true);
+}
+
+describe('a batch whose log nodes or digest records fail to store', () => {
+  let db: TestDatabase;
+  before(async () => {
+    db = await freshDatabase('tt_logfail');
+  });
+  after(async () => {
+    await db?.drop();
+  });
+
+  for (const [table, landed] of [
+    ['audit_log_nodes', false],
+    ['audit_log_nodes', true],
+    ['row_digests', false],
+    ['row_digests', true],
+  ] as const) {
+    it(`is not acknowledged when its ${table} insert fails${landed ? ' after landing' : ''}, and its retry logs every row (verify passes)`, async () => {
+      const tenant = uniqueName('t');
+      const chain = uniqueName('w');
+      const startMs = Date.now();
+      const token = uniqueName('batch');
+      const first = batch(tenant, 1, startMs);
+      const failing = writerOn(failingOnce(db.ch, table, landed), db.database, chain);
+      await failing.writer.writeRows(batch(tenant, 0, startMs), { dedupToken: uniqueName('batch') });
+      await assert.rejects(failing.writer.writeRows(first, { dedupToken: token }), /test: the insert/);
+      // The same writer retries the batch, as the ingest does before committing its offsets.
+      await failing.writer.writeRows(batch(tenant, 1, startMs), { dedupToken: token });
+      await failing.recorder.flushCheckpoints?.();
+      const logged = await leavesOf(db, tenant, chain);
+      const expected = entriesOf(batch(tenant, 0, startMs)) + entriesOf(first);
+      // Nodes that landed in the failed attempt stay: the retry appends its rows again (one more leaf per row).
+      const nodesLanded = table === 'row_digests' || landed;
+      assert.equal(logged, nodesLanded ? expected + entriesOf(first) : expected);
+      await assertVerified(db, tenant, startMs);
+    });
+  }
+
+  it('a writer killed -9 after the digest record landed and before the nodes did: the retry logs every row, verify passes', async () => {
+    const tenant = uniqueName('t');
+    const chain = uniqueName('w');
+    const startMs = Date.now();
+    const token = uniqueName('batch');
+    const child = spawn(process.execPath, ['--import', 'tsx', CHILD], {
+      env: {
+        ...process.env,
+        DATABASE: db.database,
+        TENANT: tenant,
+        CHAIN: chain,
+        SEED: '7',
+        START_MS: String(startMs),
+        TOKEN: token,
+      },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    for (let i = 0; i < 600 && !(out.includes('nodes-pending') && (await digestsOf(db, tenant)) === 1); i++)
+      await new Promise((r) => setTimeout(r, 100));
+    assert.equal(await digestsOf(db, tenant), 1, 'the digest record landed');
+    assert.ok(out.includes('nodes-pending'), 'the nodes insert was under way');
+    child.kill('SIGKILL');
+    await exited;
+    assert.ok(!out.includes('acknowledged'), 'the batch was never acknowledged');
+    assert.equal(await leavesOf(db, tenant, chain), 0, 'no node landed');
+    // The restarted writer: the batch was not acknowledged, so it comes again with its token.
+    const { writer, recorder } = writerOn(db.ch, db.database, chain);
+    const rows = batch(tenant, 7, startMs);
+    await writer.writeRows(rows, { dedupToken: token });
+    await recorder.flushCheckpoints?.();
+    assert.equal(await leavesOf(db, tenant, chain), entriesOf(rows), 'every row is a leaf once');
+    assert.equal(await digestsOf(db, tenant), 2, 'the lost attempt and the retry each left a record');
+    await assertVerified(db, tenant, startMs);
+  });
+});
