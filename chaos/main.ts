@@ -4,7 +4,7 @@
  *   npm run chaos -- [--duration 10m] [--rate 1000] [--seed 1] [--faults ingest-kill9,kafka-restart,...]
  *     [--clickhouse-outage 30s] [--burst-concurrency 256] [--burst-duration 5s] [--lost-answers 0.01]
  *     [--kafka-brokers 3 --ingest-instances 3 --faults broker-kill9,partition-reassign,ingest-rolling-kill9,...]
- *     [--spans-per-request 200] [--tenants 4]
+ *     [--spans-per-request 200] [--tenants 4] [--store-drain 3m]
  *     [--kafka-client kafkajs|platformatic]
  *
  * Exits 1 when an acknowledged span was lost or a span was stored twice.
@@ -61,6 +61,7 @@ const { values: a } = parseArgs({
     tenants: { type: 'string', default: String(DEFAULT_SOAK.loadTenants) },
     // The collector's and the ingests' Kafka client; absent: TOOLTRAIL_KAFKA_CLIENT, else the default.
     'kafka-client': { type: 'string' },
+    'store-drain': { type: 'string', default: `${DEFAULT_SOAK.storeDrainMs / 1000}s` },
   },
 });
 
@@ -93,6 +94,8 @@ const report = await runSoak({
   spansPerRequest: countOf(a['spans-per-request'], 'spans-per-request', 1, 512),
   loadTenants: countOf(a.tenants, 'tenants', 1, 16),
   ...(a['kafka-client'] === undefined ? {} : { kafkaClient: kafkaClientOf(a['kafka-client']) }),
+  // A long run at the rate the brokers accept can leave the ingest minutes behind: give the drain that long.
+  storeDrainMs: parseDuration(a['store-drain']),
   log,
   onStack: (s) => {
     stack = s;
