@@ -26,6 +26,7 @@ import { ingestSpans } from '../testkit/ingest.ts';
 import { freshDatabase, services } from '../testkit/services.ts';
 import { buildSessionSpans } from '../testkit/session-spans.ts';
 import { generateCorpus, judgeSession } from './detector-evaluation/labelled-corpus.ts';
+import { generateHistory } from './support/generate-history.ts';
 import { type BenchFigure, printBenchReport, spread } from './support/report.ts';
 import { localClickHouseCpu } from './support/server-cpu.ts';
 
@@ -51,6 +52,12 @@ const FROM_TOOL_CALLS_SQL = readFileSync(
 // The detector of migration 0014 (one pass, wide columns through both joins), timed and compared beside it.
 const ONE_PASS_SQL = readFileSync(
   new URL('./detector-evaluation/mutation-after-incomplete-read-one-pass.sql', import.meta.url),
+  'utf8',
+);
+
+// dangerous_empty_reads as it was before its per-minute rollup (migration 0040): every read counted.
+const EMPTY_READS_RAW_SQL = readFileSync(
+  new URL('../testkit/reference/dangerous_empty_reads_raw.sql', import.meta.url),
   'utf8',
 );
 
@@ -132,9 +139,23 @@ async function quality(): Promise<void> {
     ]);
     const same = (a: unknown[], b: unknown[]) =>
       JSON.stringify(canonicalDetectorRows(a)) === JSON.stringify(canonicalDetectorRows(b));
+    // dangerous_empty_reads over its rollup (migration 0040) vs counting every read (the detector of before).
+    const emptyParams = {
+      database: db.database,
+      tenant: 'bench',
+      since: params.since,
+      until: now,
+      min_count: 0,
+      min_rate: 0,
+    };
+    const [emptyRollup, emptyRaw] = await Promise.all([
+      runDetector(db.ch, 'dangerous_empty_reads', emptyParams),
+      queryRows(db.ch, EMPTY_READS_RAW_SQL, emptyParams),
+    ]);
     const conformance = {
       mair: same(mairRange, mairIncremental),
       amwce: same(amwceRange, amwceIncremental),
+      empty: emptyRollup.length > 0 && JSON.stringify(emptyRollup) === JSON.stringify(emptyRaw),
     };
     const score = (found: Set<string>, expected: Set<string>) => {
       const tp = [...found].filter((x) => expected.has(x)).length;
@@ -167,12 +188,20 @@ async function quality(): Promise<void> {
     console.log(
       `incremental detectors vs these range detectors (conformance, same rows): mutation_after_incomplete_read ${conformance.mair ? 'identical' : 'DIFFERENT'}, absence_mutation_without_complete_evidence ${conformance.amwce ? 'identical' : 'DIFFERENT'}`,
     );
+    console.log(
+      `dangerous_empty_reads over its per-minute rollup vs every read (the detector of before): ${emptyRaw.length} rows, ${conformance.empty ? 'identical' : 'DIFFERENT'}`,
+    );
     const sessionsText = `${corpus.length} sessions`;
     figures.push(
       { name: `mutation_after_incomplete_read precision (${sessionsText})`, value: m.precision, unit: 'fraction' },
       { name: `mutation_after_incomplete_read recall (${sessionsText})`, value: m.recall, unit: 'fraction' },
       { name: `absence_mutation_without_complete_evidence precision`, value: a.precision, unit: 'fraction' },
       { name: `absence_mutation_without_complete_evidence recall`, value: a.recall, unit: 'fraction' },
+      {
+        name: `dangerous_empty_reads rollup rows identical to every read's (${sessionsText})`,
+        value: conformance.empty ? 1 : 0,
+        unit: 'identical (1) / different (0)',
+      },
     );
   } finally {
     await db.drop();
@@ -195,25 +224,12 @@ async function speed(): Promise<void> {
     const sessions = Math.ceil(rows / 10);
     const spanSeconds = 30 * 86_400;
     const start = new Date(Date.UTC(2026, 0, 1));
-    const chunk = 1_000_000;
     const g0 = performance.now();
     const stored = await countRows(ch, db.database);
     if (stored !== 0 && stored !== rows) {
       throw new Error(`${db.database}.tool_calls holds ${stored} rows, not ${rows}: drop it or pick another name`);
     }
-    for (let offset = stored; offset < rows; offset += chunk) {
-      await ch.command({
-        query: GENERATE_SQL,
-        query_params: {
-          database: db.database,
-          start,
-          span_seconds: spanSeconds,
-          sessions,
-          offset,
-          count: Math.min(chunk, rows - offset),
-        },
-      });
-    }
+    if (stored === 0) await generateHistory(ch, db.database, GENERATE_SQL, { rows, start, spanSeconds });
     const generateMs = performance.now() - g0;
     // Freshly generated rows are still being merged in the background (tool_calls and the detector tables): timing
     // queries meanwhile would time those merges too, on the same two cores.

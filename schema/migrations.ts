@@ -5,6 +5,7 @@
  *   0010-0019 alerts (owners, warning states, findings, evaluator state)
  *   0020-0029 reconstruction and tamper evidence (digests)
  *   0030-0039 dashboards (read-only user, views)
+ *   0040-0049 alerts, second block (rollups the detectors read)
  * DDL cannot bind parameters, so the few placeholders ({{database}}, {{on_cluster}}, {{engine}},
  * {{retention_days}}) are filled from validated configuration only — never from request input.
  */

@@ -3,6 +3,9 @@
 -- Mix (per session): 9 reads and 1 mutation, a second mutation in 1 session of 10; reads 3% incomplete with a
 -- reason, 1% of unknown completeness, a quarter empty; 20 resources per tenant, 10 tenants; half the mutations
 -- name the previous read's snapshot as evidence; guard allowed / refused / absent in thirds.
+-- Only the rows that start in [{from_time}, {to_time}) are inserted: bench/support/generate-history.ts inserts one
+-- day at a time (the sessions that start in it, and the tail of those that started before it), so that each daily
+-- partition gets one part.
 INSERT INTO {database:Identifier}.tool_calls
     (tenant, session_id, sequence, start_time, end_time, trace_id, span_id, tool_call_id, tool_name,
      agent_name, service_name, effect, result_status, result_complete, complete_reported, result_reasons,
@@ -42,4 +45,5 @@ FROM
         cityHash64(number, 3) % 100 AS roll
     FROM numbers({offset:UInt64}, {count:UInt64})
 )
+WHERE start_time >= {from_time:DateTime64(9)} AND start_time < {to_time:DateTime64(9)}
 SETTINGS max_partitions_per_insert_block = 1000

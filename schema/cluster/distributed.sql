@@ -64,3 +64,6 @@ ENGINE = Distributed({{cluster}}, {{database}}, warning_days, cityHash64(tenant,
 
 CREATE OR REPLACE TABLE {{database}}.audit_deletions_all ON CLUSTER {{cluster}} AS {{database}}.audit_deletions
 ENGINE = Distributed({{cluster}}, {{database}}, audit_deletions, cityHash64(CAST(tenant AS String)));
+
+CREATE OR REPLACE TABLE {{database}}.read_minutes_all ON CLUSTER {{cluster}} AS {{database}}.read_minutes
+ENGINE = Distributed({{cluster}}, {{database}}, read_minutes, cityHash64(CAST(tenant AS String), CAST(tool_name AS String)));
