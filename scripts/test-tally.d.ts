@@ -5,6 +5,8 @@ export interface FileTally {
   failed: number;
   skipped: number;
   summaryTests: number | null;
+  /** The file's process wall time, from its own test:complete event. */
+  durationMs: number | null;
   missing: string[];
 }
 export interface TallyData {

@@ -1,7 +1,8 @@
 // A node:test reporter for scripts/test.js: per test file, the tests announced (test:enqueue), the tests that
-// reported a result (test:pass / test:fail) and the file's own closing summary, then one marker line carrying that
-// tally as JSON. scripts/test.js fails the run on a file whose process ended before its summary or before reporting
-// every test it announced (a child's output cut by --test-force-exit), instead of leaving those tests uncounted.
+// reported a result (test:pass / test:fail), the file's own closing summary and its wall time, then one marker line
+// carrying that tally as JSON. scripts/test.js fails the run on a file whose process ended before its summary or
+// before reporting every test it announced (a child's output cut by --test-force-exit), instead of leaving those
+// tests uncounted.
 import { resolve } from 'node:path';
 
 export const TALLY_MARKER = '##tooltrail-test-tally ';
@@ -18,7 +19,15 @@ export class Tally {
   fileOf(name) {
     let f = this.files.get(name);
     if (!f) {
-      f = { announced: new Set(), reported: new Set(), passed: 0, failed: 0, skipped: 0, summaryTests: null };
+      f = {
+        announced: new Set(),
+        reported: new Set(),
+        passed: 0,
+        failed: 0,
+        skipped: 0,
+        summaryTests: null,
+        durationMs: null,
+      };
       this.files.set(name, f);
     }
     return f;
@@ -32,6 +41,8 @@ export class Tally {
     // The parent announces the file itself, which reports a result of its own only when its process fails.
     const isFileItself = data.nesting === 0 && resolve(String(data.name)) === data.file;
     if (event.type === 'test:enqueue' && !isFileItself) f.announced.add(testKey(data));
+    // The file's own completion carries its process's wall time (the runner's "slowest files").
+    if (event.type === 'test:complete' && isFileItself) f.durationMs = data.details?.duration_ms ?? null;
     if (event.type !== 'test:pass' && event.type !== 'test:fail') return;
     f.reported.add(testKey(data));
     if (isFileItself && event.type === 'test:pass') return;
@@ -42,12 +53,13 @@ export class Tally {
     else f.failed++;
   }
 
-  /** Plain data: per file, its counts, its summary's count and the tests announced but never reported. */
+  /** Plain data: per file, its counts, its summary's count, its wall time and the tests announced but never reported. */
   toJSON() {
     const files = {};
     for (const [name, f] of this.files) {
       const missing = [...f.announced].filter((k) => !f.reported.has(k)).map((k) => k.split(':').slice(3).join(':'));
-      files[name] = { passed: f.passed, failed: f.failed, skipped: f.skipped, summaryTests: f.summaryTests, missing };
+      const { passed, failed, skipped, summaryTests, durationMs } = f;
+      files[name] = { passed, failed, skipped, summaryTests, durationMs, missing };
     }
     return { files };
   }

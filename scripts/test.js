@@ -1,15 +1,18 @@
 #!/usr/bin/env node
 // The README's test command. Starts the local services (idempotent; skipped with --no-services or when they are
 // configured as external), runs every *.test.ts under the given folders (default: test/) with node's test runner,
-// and closes with node's own summary plus one plain line: "N passed, N failed, N skipped". Every test is counted
-// or the run fails: a file that ends before its summary or before reporting a test it announced is named and fails
-// it (scripts/test-tally.js). TOOLTRAIL_TEST_CONCURRENCY runs that many files at once (default 1: the integration
-// tests share the local services).
+// and closes with one node summary for the whole run plus one plain line: "N passed, N failed, N skipped". Every
+// test is counted or the run fails: a file that ends before its summary or before reporting a test it announced is
+// named and fails it (scripts/test-tally.js). The files run in lanes side by side (scripts/test-lanes.js): the
+// files sharing the local services one at a time (TOOLTRAIL_TEST_CONCURRENCY, default 1), and beside them the unit
+// files (TOOLTRAIL_TEST_UNIT_CONCURRENCY, default 2) then the self-contained ones (their own services).
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import { planLanes, readHead } from './test-lanes.js';
+import { LaneOutput, SummaryFilter, summaryLines } from './test-output.js';
 import { TALLY_MARKER, uncountedFiles } from './test-tally.js';
 
 // Node 22 is the first whose runner closes each file with its own summary, which the tally needs.
@@ -19,13 +22,15 @@ if (major < 22) {
   process.exit(1);
 }
 
+// The files that took longest, printed before the summary: where CI's time goes.
+const SLOWEST_SHOWN = 8;
+
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
 const noServices = args.includes('--no-services');
 const roots = args.filter((a) => !a.startsWith('--'));
 // --exclude=<file> (repeatable) leaves one file out, e.g. the static checks when only the Node version changed.
 const excluded = new Set(args.filter((a) => a.startsWith('--exclude=')).map((a) => a.slice('--exclude='.length)));
-const concurrency = process.env.TOOLTRAIL_TEST_CONCURRENCY ?? '1';
 
 function findTests(dir) {
   const out = [];
@@ -51,6 +56,14 @@ if (files.length === 0) {
   process.exit(1);
 }
 
+let lanes;
+try {
+  lanes = planLanes(files, (f) => readHead(join(root, f)));
+} catch (err) {
+  console.error(`tests: ${err.message}`);
+  process.exit(1);
+}
+
 if (!noServices) {
   const up = spawnSync(process.execPath, [join(root, 'bin/tooltrail.js'), 'services', 'up'], {
     cwd: root,
@@ -62,48 +75,115 @@ if (!noServices) {
   }
 }
 
-const child = spawn(
-  process.execPath,
-  [
-    '--import',
-    'tsx',
-    '--import',
-    join(root, 'scripts/test-exit-flush.js'),
-    '--test',
-    `--test-concurrency=${concurrency}`,
-    // A test file whose tests all finished must not hold the run hostage with a stray handle (a CI run that hangs
-    // lands nothing); test-exit-flush.js makes that exit wait for the file's results, and the tally checks it did.
-    '--test-force-exit',
-    '--test-reporter=spec',
-    '--test-reporter-destination=stdout',
-    `--test-reporter=${join(root, 'scripts/test-tally.js')}`,
-    '--test-reporter-destination=stderr',
-    ...files,
-  ],
-  { cwd: root, stdio: ['inherit', 'inherit', 'pipe'], env: { ...process.env, TOOLTRAIL_TEST_RUN: '1' } },
-);
-// stderr carries the runner's own messages and, last, the tally's marker line: everything but that line passes on.
-let tally;
-createInterface({ input: child.stderr }).on('line', (line) => {
-  if (line.startsWith(TALLY_MARKER)) tally = JSON.parse(line.slice(TALLY_MARKER.length));
-  else process.stderr.write(`${line}\n`);
-});
-child.on('close', (code) => {
-  if (tally === undefined) {
-    console.error('tests: the runner ended without its tally: nothing is counted, the run fails');
-    process.exit(1);
-  }
-  const problems = uncountedFiles(
-    tally,
-    files.map((f) => join(root, f)),
+// The spec reporter writes to a pipe here: it keeps its colours when this run's own output is a terminal.
+const env = { ...process.env, TOOLTRAIL_TEST_RUN: '1', ...(process.stdout.isTTY ? { FORCE_COLOR: '1' } : {}) };
+const started = Date.now();
+const output = new LaneOutput((line) => process.stdout.write(`${line}\n`));
+const tallies = [];
+const summaries = [];
+const laneTimes = [];
+let failedProcesses = 0;
+const children = new Set();
+let stopped;
+
+// Stopped (Ctrl-C, a CI time limit): what the waiting lanes hold is shown, the runners get the signal, no stage starts.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    stopped = signal;
+    output.flush();
+    for (const c of children) c.kill(signal);
+  });
+}
+
+/** One `node --test` process over a stage's files; resolves when it closed, its tally and summary kept. */
+function runStage(stage, write) {
+  const child = spawn(
+    process.execPath,
+    [
+      '--import',
+      'tsx',
+      '--import',
+      join(root, 'scripts/test-exit-flush.js'),
+      '--test',
+      `--test-concurrency=${stage.concurrency}`,
+      // A test file whose tests all finished must not hold the run hostage with a stray handle (a CI run that hangs
+      // lands nothing); test-exit-flush.js makes that exit wait for the file's results, and the tally checks it did.
+      '--test-force-exit',
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      `--test-reporter=${join(root, 'scripts/test-tally.js')}`,
+      '--test-reporter-destination=stderr',
+      ...stage.files,
+    ],
+    { cwd: root, stdio: ['inherit', 'pipe', 'pipe'], env },
   );
-  for (const { file, problem } of problems) console.error(`tests: ${relative(root, file)}: ${problem}`);
-  const all = Object.values(tally.files);
-  const sum = (k) => all.reduce((n, f) => n + f[k], 0);
-  console.log(`${sum('passed')} passed, ${sum('failed')} failed, ${sum('skipped')} skipped`);
-  if (problems.length > 0) {
-    console.log(`${problems.length} files not fully counted (above): the run fails`);
-    process.exit(1);
+  children.add(child);
+  const filter = new SummaryFilter();
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    for (const l of filter.push(line)) write(l);
+  });
+  // stderr carries the runner's own messages and, last, the tally's marker line: everything but that line passes on.
+  let tally;
+  createInterface({ input: child.stderr }).on('line', (line) => {
+    if (line.startsWith(TALLY_MARKER)) tally = JSON.parse(line.slice(TALLY_MARKER.length));
+    else process.stderr.write(`${line}\n`);
+  });
+  return new Promise((resolveStage) => {
+    child.on('close', (code) => {
+      children.delete(child);
+      const { lines, summary } = filter.end();
+      for (const l of lines) write(l);
+      if (summary) summaries.push(summary);
+      if (tally === undefined) {
+        console.error(`tests: the runner of the ${stage.kind} files ended without its tally: none of them is counted`);
+      } else tallies.push(tally);
+      if (code !== 0 || tally === undefined) failedProcesses++;
+      resolveStage();
+    });
+  });
+}
+
+const stageCount = lanes.reduce((n, l) => n + l.stages.length, 0);
+
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+
+async function runLane(lane) {
+  const out = output.lane();
+  const t0 = Date.now();
+  const times = [];
+  for (const stage of lane.stages) {
+    if (stopped) break;
+    if (stageCount > 1) out.line(`▷ ${stage.files.length} ${stage.kind} files, ${stage.concurrency} at a time`);
+    const s0 = Date.now();
+    await runStage(stage, out.line);
+    times.push(`${stage.kind} ${seconds(Date.now() - s0)}`);
   }
-  process.exit(code ?? 1);
-});
+  const detail = times.length > 1 ? ` (${times.join(', ')})` : '';
+  laneTimes.push(`ℹ lane ${lane.name}: ${seconds(Date.now() - t0)}${detail}`);
+  out.end();
+}
+
+await Promise.all(lanes.map(runLane));
+
+const tally = { files: Object.assign({}, ...tallies.map((t) => t.files)) };
+const problems = uncountedFiles(
+  tally,
+  files.map((f) => join(root, f)),
+);
+for (const { file, problem } of problems) console.error(`tests: ${relative(root, file)}: ${problem}`);
+if (lanes.length > 1) for (const line of laneTimes) console.log(line);
+const slowest = Object.entries(tally.files)
+  .filter(([, f]) => f.durationMs !== null)
+  .sort(([, a], [, b]) => b.durationMs - a.durationMs)
+  .slice(0, SLOWEST_SHOWN);
+for (const [file, f] of slowest) console.log(`ℹ slow ${seconds(f.durationMs)} ${relative(root, file)}`);
+for (const line of summaryLines(summaries, Date.now() - started)) console.log(line);
+const all = Object.values(tally.files);
+const sum = (k) => all.reduce((n, f) => n + f[k], 0);
+console.log(`${sum('passed')} passed, ${sum('failed')} failed, ${sum('skipped')} skipped`);
+if (stopped) console.log(`tests: stopped by ${stopped}: the run fails`);
+if (problems.length > 0) {
+  console.log(`${problems.length} files not fully counted (above): the run fails`);
+  process.exit(1);
+}
+process.exit(failedProcesses > 0 || stopped ? 1 : 0);

@@ -1,3 +1,4 @@
+// test-lane: self-contained (a private Kafka, ClickHouse and stack on free ports; scripts/test-lanes.js)
 /**
  * The short chaos soak (chaos/README.md; `npm run chaos` is the long one): every fault kind at least once against
  * private Kafka and ClickHouse instances (temporary home, free ports: the shared services are never touched).

@@ -1,3 +1,4 @@
+// test-lane: self-contained (a private 3-broker Kafka, ClickHouse and stack on free ports; scripts/test-lanes.js)
 /**
  * The short cluster soak (chaos/README.md, "Cluster shape"; `npm run chaos -- --kafka-brokers 3 ...` is the long
  * one): a private 3-broker Kafka (RF 3, min.insync.replicas 2), three ingest instances in one group, and the three

@@ -1,3 +1,4 @@
+// test-lane: self-contained (its own Kafka on free ports, which it stops; scripts/test-lanes.js)
 /**
  * Kafka stopped: requests get 503 with Retry-After and are not acknowledged; Kafka back: requests succeed again
  * without restarting the collector. Runs its OWN broker on other ports (never the shared one on 9092).

@@ -1,3 +1,4 @@
+// test-lane: self-contained (a private 3-broker Kafka on free ports; scripts/test-lanes.js)
 /**
  * The producer against a real 3-broker cluster (RF 3, min.insync.replicas 2) while leadership moves: a broker
  * leading partitions is killed -9 in the middle of sends that span every broker, and a partition is reassigned off

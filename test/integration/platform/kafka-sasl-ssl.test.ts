@@ -1,3 +1,4 @@
+// test-lane: self-contained (its own Kafka on free ports, a fresh database; scripts/test-lanes.js)
 /**
  * TLS and SASL to a real broker: its OWN local Kafka (other ports, never the shared one) started with a SASL_SSL
  * listener that requires client certificates, with certificates made here by openssl, a PLAIN user in its JAAS

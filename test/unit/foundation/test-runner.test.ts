@@ -4,7 +4,8 @@
  * lowering the count.
  */
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
 import { resolve } from 'node:path';
 import { describe, it } from 'node:test';
 import { Tally, uncountedFiles } from '../../../scripts/test-tally.js';
@@ -39,6 +40,50 @@ describe('scripts/test.js: every test counted or the run fails', () => {
   });
 });
 
+describe('scripts/test.js: files in lanes, one count for the run', () => {
+  it('files in two runner processes close with one node summary and one line, each counting both', () => {
+    const r = runTests(fixture('two-tests'), fixture('self-contained'));
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, /^▷ 1 unit files, 2 at a time$/m);
+    assert.match(r.stdout, /^▷ 1 self-contained files, 1 at a time$/m);
+    assert.match(r.stdout, /✔ counted from its own lane/);
+    assert.deepEqual(r.stdout.match(/^ℹ tests \d+$/gm), ['ℹ tests 3'], 'one summary, for both lanes');
+    assert.match(r.stdout, /^ℹ pass 3$/m);
+    assert.match(r.stdout, /^ℹ slow [\d.]+ s test\/unit\/foundation\/fixtures\/self-contained\.fixture\.ts$/m);
+    const lines = r.stdout.trimEnd().split('\n');
+    assert.equal(lines.at(-1), '3 passed, 0 failed, 0 skipped', 'the closing line is last');
+  });
+
+  it('a file that dies in one runner process is named and fails the run, the other process still counted', () => {
+    const r = runTests(fixture('ends-mid-file'), fixture('self-contained'));
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    assert.match(r.stderr, /ends-mid-file\.fixture\.ts: ended without its summary/);
+    assert.doesNotMatch(r.stderr, /self-contained\.fixture\.ts/);
+    assert.match(r.stdout, /^1 passed, 0 failed, 0 skipped$/m, "the self-contained file's test");
+  });
+});
+
+describe('scripts/test.js stopped by a signal', () => {
+  it('fails the run, saying so, and starts no further stage', async () => {
+    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+    const child = spawn(
+      process.execPath,
+      ['scripts/test.js', '--no-services', fixture('waits'), fixture('self-contained')],
+      { cwd: root, env },
+    );
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      // The first stage is under way: stop the run as a CI time limit would.
+      if (stdout.includes('▷ 1 unit files')) child.kill('SIGTERM');
+    });
+    const [code] = await once(child, 'close');
+    assert.equal(code, 1, stdout);
+    assert.match(stdout, /^tests: stopped by SIGTERM: the run fails$/m);
+    assert.doesNotMatch(stdout, /counted from its own lane/, 'the self-contained stage never started');
+  });
+});
+
 describe('the tally', () => {
   const file = '/repo/test/a.test.ts';
   const at = (name: string, line: number) => ({ file, name, nesting: 0, line, column: 1 });
@@ -61,6 +106,13 @@ describe('the tally', () => {
     assert.deepEqual(uncountedFiles(t.toJSON(), [file]), [
       { file, problem: '1 tests reported of the 3 its summary counts' },
     ]);
+  });
+
+  it("keeps each file's wall time from the file's own completion", () => {
+    const t = new Tally();
+    t.add({ type: 'test:complete', data: { ...at('a test', 1), details: { duration_ms: 5 } } });
+    t.add({ type: 'test:complete', data: { file, name: file, nesting: 0, details: { duration_ms: 1234.5 } } });
+    assert.equal(t.toJSON().files[file]?.durationMs, 1234.5);
   });
 
   it('a file given that reported nothing is uncounted; suites and the file itself are not counted as tests', () => {
