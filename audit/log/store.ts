@@ -2,8 +2,11 @@
  * The Merkle log in ClickHouse (migrations 0021, 0022): nodes appended by the writer, read back by (level, index)
  * for proofs; checkpoints stored as the signed notes published.
  */
+import { Readable } from 'node:stream';
+import { finished } from 'node:stream/promises';
 import { z } from 'zod';
 import type { ClickHouseClient } from '../../platform/clickhouse.ts';
+import { encodeNative, type NativeType } from '../../platform/native/encode.ts';
 import { sqlFile } from '../sql.ts';
 import { Frontier, type StoredNode } from './frontier.ts';
 import {
@@ -60,19 +63,29 @@ async function select<T>(ch: ClickHouseClient, name: string, params: Record<stri
   return (await rs.json<unknown>()).map((r) => schema.parse(r));
 }
 
-const chTime = (s: number) => new Date(s * 1000).toISOString().slice(0, 19).replace('T', ' ');
-const EPOCH = chTime(0);
-const NODE_COLUMNS: [string, ...string[]] = [
-  'tenant',
-  'log',
-  'level',
-  'idx',
-  'hash',
-  'row_table',
-  'row_id',
-  'entry_hash',
-  'row_hour',
-  'batch_id',
+interface NodeRow {
+  tenant: string;
+  log: string;
+  level: number;
+  idx: number;
+  hash: string;
+  row_table: string;
+  row_id: string;
+  entry_hash: string;
+  row_hour: number;
+  batch_id: string;
+}
+const NODE_NATIVE: readonly (readonly [keyof NodeRow, NativeType])[] = [
+  ['tenant', 'String'],
+  ['log', 'String'],
+  ['level', 'UInt64'],
+  ['idx', 'UInt64'],
+  ['hash', 'String'],
+  ['row_table', 'String'],
+  ['row_id', 'String'],
+  ['entry_hash', 'String'],
+  ['row_hour', 'UInt64'],
+  ['batch_id', 'String'],
 ];
 
 export class LogStore {
@@ -172,38 +185,33 @@ export class LogStore {
 
   /** The nodes of several logs (a batch's tenants) in one insert: one part, one round trip. */
   async appendTrees(trees: readonly { id: LogId; nodes: readonly (StoredNode | LeafRow)[] }[]): Promise<void> {
-    const values: unknown[][] = [];
-    const hours = new Map<number, string>();
+    const rows: NodeRow[] = [];
     for (const { id, nodes } of trees) {
       for (const n of nodes) {
-        const hash = n.hash.toString('hex');
-        if (!('rowId' in n)) {
-          values.push([id.tenant, id.log, n.level, String(n.index), hash, '', '', '', EPOCH, '']);
-          continue;
-        }
-        const hour = hours.get(n.hour) ?? chTime(n.hour);
-        hours.set(n.hour, hour);
-        values.push([
-          id.tenant,
-          id.log,
-          n.level,
-          String(n.index),
-          hash,
-          n.table,
-          n.rowId,
-          n.entryHash,
-          hour,
-          n.batchId,
-        ]);
+        const leaf = 'rowId' in n ? n : undefined;
+        rows.push({
+          tenant: id.tenant,
+          log: id.log,
+          level: n.level,
+          idx: n.index,
+          hash: n.hash.toString('hex'),
+          row_table: leaf?.table ?? '',
+          row_id: leaf?.rowId ?? '',
+          entry_hash: leaf?.entryHash ?? '',
+          row_hour: leaf?.hour ?? 0,
+          batch_id: leaf?.batchId ?? '',
+        });
       }
     }
-    if (values.length === 0) return;
-    await this.ch.insert({
-      table: `${this.db}.audit_log_nodes`,
-      format: 'JSONCompactEachRow',
-      columns: NODE_COLUMNS,
-      values,
+    if (rows.length === 0) return;
+    // Native: ClickHouse parses it several times faster than JSON (platform/native/encode.ts); level, idx and
+    // row_hour (unix seconds) go as UInt64 and are converted to the table's UInt8, UInt64 and DateTime.
+    const result = await this.ch.exec({
+      query: `INSERT INTO ${this.db}.audit_log_nodes (${NODE_NATIVE.map(([c]) => c).join(', ')}) FORMAT Native`,
+      values: Readable.from([encodeNative(rows, NODE_NATIVE)], { objectMode: false }),
+      clickhouse_settings: { wait_end_of_query: 1 },
     });
+    await finished(result.stream.resume());
   }
 
   async storeCheckpoint(

@@ -22,16 +22,24 @@ const CHILD = fileURLToPath(new URL('./log-writer-child.ts', import.meta.url));
 const key = generateNoteKey('audit.test');
 const verifiers = [parseVerifier(key.verifier)];
 
+/** The table an insert goes to, whether by `insert` (JSON) or `exec` (Native). */
+const tableOf = (p: string | symbol, a: { table?: string; query?: string }) =>
+  p === 'insert' ? a.table : /^INSERT INTO (\S+)/.exec(a.query ?? '')?.[1];
+
 /** The real client, except that the second insert into `table` fails (after it landed, when `landed`). */
 function failingOnce(ch: ClickHouseClient, table: string, landed: boolean): ClickHouseClient {
   let seen = 0;
   return new Proxy(ch, {
     get(target, p) {
       const v = Reflect.get(target, p);
-      if (p !== 'insert') return typeof v === 'function' ? v.bind(target) : v;
-      return async (a: Parameters<ClickHouseClient['insert']>[0]) => {
-        if (!a.table.endsWith(`.${table}`) || ++seen !== 2) return target.insert(a);
-        if (landed) await target.insert(a);
+      if (p !== 'insert' && p !== 'exec') return typeof v === 'function' ? v.bind(target) : v;
+      const call = (a: unknown) => (v as (a: unknown) => Promise<unknown>).call(target, a);
+      return async (a: { table?: string; query?: string }) => {
+        if (!tableOf(p, a)?.endsWith(`.${table}`) || ++seen !== 2) return call(a);
+        if (landed) {
+          const r = (await call(a)) as { stream?: NodeJS.ReadableStream };
+          r.stream?.resume();
+        }
         throw new Error(`test: the insert into ${table} failed`);
       };
     },

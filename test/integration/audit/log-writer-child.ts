@@ -5,7 +5,7 @@ import { defaultLogConfig } from '../../../audit/log/config.ts';
 import { createDigestRecorder } from '../../../audit/recorder.ts';
 import { flatten } from '../../../ingest/flatten.ts';
 import { createClickHouseWriter } from '../../../ingest/writer.ts';
-import { type ClickHouseClient, createClickHouse } from '../../../platform/clickhouse.ts';
+import { createClickHouse } from '../../../platform/clickhouse.ts';
 import { syntheticRequest } from '../../../testkit/ingest.ts';
 import { services } from '../../../testkit/services.ts';
 
@@ -15,9 +15,10 @@ const ch = createClickHouse(services.clickhouse);
 const hangingNodes = new Proxy(ch, {
   get(target, p) {
     const v = Reflect.get(target, p);
-    if (p !== 'insert') return typeof v === 'function' ? v.bind(target) : v;
-    return (a: { table: string }) => {
-      if (!a.table.endsWith('.audit_log_nodes')) return target.insert(a as Parameters<ClickHouseClient['insert']>[0]);
+    if (p !== 'insert' && p !== 'exec') return typeof v === 'function' ? v.bind(target) : v;
+    return (a: { table?: string; query?: string }) => {
+      const table = p === 'insert' ? a.table : /^INSERT INTO (\S+)/.exec(a.query ?? '')?.[1];
+      if (!table?.endsWith('.audit_log_nodes')) return (v as (a: unknown) => Promise<unknown>).call(target, a);
       process.stdout.write('nodes-pending\n');
       return new Promise(() => undefined);
     };
