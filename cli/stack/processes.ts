@@ -246,6 +246,24 @@ export async function freePortRun(count: number): Promise<number> {
   throw new Error(`no run of ${count} free ports found`);
 }
 
+/**
+ * Starts every node of a private cluster; a node whose start-up exited is started again (up to 3 times), as a
+ * supervisor would: on an overloaded machine one of three JVMs starting together sometimes dies. Nodes already
+ * healthy are left alone by up().
+ */
+async function clusterUp(kafka: ManagedService, log: (m: string) => void): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await kafka.up();
+      return;
+    } catch (err) {
+      if (attempt >= 3) throw err;
+      log(`kafka        start ${attempt} failed (${(err as Error).message}); starting the cluster's nodes again`);
+      await sleep(2_000);
+    }
+  }
+}
+
 export async function startStack(log: (m: string) => void, o: StackOptions = {}): Promise<Stack> {
   const brokerCount = o.kafkaBrokers ?? 1;
   const ingestCount = o.ingestInstances ?? 1;
@@ -361,7 +379,7 @@ export async function startStack(log: (m: string) => void, o: StackOptions = {})
     if (brokerCount > 1) {
       // One after the other: three JVMs starting beside the engine starve it past its start timeout on 2 cores.
       await startServices(svc, { kafka: false, log });
-      await kafka.up();
+      await clusterUp(kafka, log);
       log(`kafka        started ${brokerCount} brokers at ${kafka.endpoint}`);
     } else await startServices(svc, { kafka: true, log });
     await migrateSchema(ch, { database: DATABASE, retentionDays: DEFAULT_RETENTION_DAYS }, { log });
