@@ -60,33 +60,32 @@ const plain = (line) => line.replace(/\x1b\[[0-9;]*m/g, '');
 const SUMMARY_LINE = /^ℹ (tests|suites|pass|fail|cancelled|skipped|todo|duration_ms) (\d+(?:\.\d+)?)$/;
 
 /**
- * Holds back the closing summary of node's spec reporter (its eight "ℹ key N" lines, last in the process's
- * output) and gives back every other line. `end()` returns that summary's figures, or undefined when there was none.
+ * Holds back the summary of node's spec reporter (its eight "ℹ key N" lines in a row, followed only by the list of
+ * failing tests when there are some) and gives back every other line. `end()` returns that summary's figures, or
+ * undefined when there was none.
  */
 export class SummaryFilter {
   #held = [];
+  #summary;
 
   /** The lines to write now (none while a run of summary-shaped lines might still be the summary). */
   push(line) {
     const m = SUMMARY_LINE.exec(plain(line));
     if (m && m[1] === SUMMARY_KEYS[this.#held.length]) {
-      this.#held.push(line);
+      this.#held.push(m);
+      if (this.#held.length === SUMMARY_KEYS.length) {
+        this.#summary = Object.fromEntries(this.#held.splice(0).map(([, key, value]) => [key, Number(value)]));
+      }
       return [];
     }
-    const out = this.#held.splice(0);
-    if (m && m[1] === SUMMARY_KEYS[0]) this.#held.push(line);
+    const out = this.#held.splice(0).map((held) => held.input);
+    if (m && m[1] === SUMMARY_KEYS[0]) this.#held.push(m);
     else out.push(line);
     return out;
   }
 
   end() {
-    if (this.#held.length !== SUMMARY_KEYS.length) return { lines: this.#held.splice(0), summary: undefined };
-    const summary = {};
-    for (const line of this.#held.splice(0)) {
-      const [, key, value] = SUMMARY_LINE.exec(plain(line));
-      summary[key] = Number(value);
-    }
-    return { lines: [], summary };
+    return { lines: this.#held.splice(0).map((held) => held.input), summary: this.#summary };
   }
 }
 

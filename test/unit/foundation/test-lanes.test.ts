@@ -113,6 +113,13 @@ describe("node's summary of each runner process", () => {
     });
   });
 
+  it('is taken when the list of failing tests follows it, which is shown', () => {
+    const f = new SummaryFilter();
+    const shown = [...SUMMARY.map((s) => `ℹ ${s}`), '✖ failing tests:', '✖ b (2ms)'].flatMap((l) => f.push(l));
+    assert.deepEqual(shown, ['✖ failing tests:', '✖ b (2ms)']);
+    assert.equal(f.end().summary?.fail, 1);
+  });
+
   it('lines of its shape that something else follows are shown, not taken for it', () => {
     const f = new SummaryFilter();
     const shown = ['ℹ tests 3', 'ℹ suites 1', 'ℹ a diagnostic'].flatMap((l) => f.push(l));
