@@ -8,6 +8,9 @@ import {
   type AnyValue,
   type ExportTraceServiceRequest,
   encodeExportTraceServiceRequest,
+  encodeInstrumentationScope,
+  encodeResource,
+  encodeSpan,
   type KeyValue,
   type Span,
 } from '../platform/otlp/index.ts';
@@ -63,6 +66,40 @@ export function nestedValue(levels: number, list = false): AnyValue {
     value = list ? { kvlistValue: { values: [{ key: 'k', value }] } } : { arrayValue: { values: [value] } };
   }
   return value;
+}
+
+/** A length-delimited protobuf field (tag, varint length, payload). */
+function lengthDelimited(field: number, payload: Buffer): Buffer {
+  const head = [(field << 3) | 2];
+  for (let n = payload.length; ; n = Math.floor(n / 128)) {
+    if (n < 0x80) {
+      head.push(n);
+      break;
+    }
+    head.push((n & 0x7f) | 0x80);
+  }
+  return Buffer.concat([Buffer.from(head), payload]);
+}
+
+/**
+ * The protobuf body of `request([span()])` whose span carries one more attribute, `deep`, an AnyValue `levels`
+ * arrays deep around a string: encoded by hand, since encoding thousands of levels recursively exhausts the stack.
+ */
+export function deepAttributeBody(levels: number): Buffer {
+  const [resourceSpans] = request([span()]).resourceSpans;
+  const [scopeSpans] = resourceSpans?.scopeSpans ?? [];
+  const [plain] = scopeSpans?.spans ?? [];
+  if (!resourceSpans?.resource || !scopeSpans?.scope || !plain) throw new Error('request() builds one span');
+  let value = lengthDelimited(1, Buffer.from('x'));
+  for (let i = 1; i < levels; i++) value = lengthDelimited(5, lengthDelimited(1, value));
+  const deep = lengthDelimited(9, Buffer.concat([lengthDelimited(1, Buffer.from('deep')), lengthDelimited(2, value)]));
+  const spanBytes = Buffer.concat([Buffer.from(encodeSpan(plain)), deep]);
+  const scope = lengthDelimited(1, Buffer.from(encodeInstrumentationScope(scopeSpans.scope)));
+  const resource = lengthDelimited(1, Buffer.from(encodeResource(resourceSpans.resource)));
+  return lengthDelimited(
+    1,
+    Buffer.concat([resource, lengthDelimited(2, Buffer.concat([scope, lengthDelimited(2, spanBytes)]))]),
+  );
 }
 
 /** A tool-call span as the instrumentation emits it (GenAI attributes and the completeness contract). */

@@ -1,5 +1,5 @@
 /**
- * Our one OTLP module: decodes and encodes OTLP trace protobuf with the OpenTelemetry project's own generated code,
+ * Our one OTLP module: decodes and encodes OTLP trace protobuf (protobufjs codecs over our schema of the OTLP messages),
  * converts OTLP/JSON, and encodes `google.rpc.Status`. The collector and the ingest use it; nothing else loads
  * OTLP protobuf code.
  */

@@ -1,6 +1,6 @@
 /**
  * `google.rpc.Status` (code = 1 int32, message = 2 string, details = 3 repeated Any), the body OTLP/HTTP servers
- * send with 4xx/5xx. The generated OpenTelemetry code does not include it; two fields do not justify a .proto.
+ * send with 4xx/5xx. The OTLP schema (schema.ts) does not include it; two fields do not justify a .proto.
  */
 import { OtlpDecodeError, protobuf } from './protobuf.ts';
 import type { RpcStatus } from './types.ts';

@@ -1,6 +1,6 @@
 /**
  * The shapes of OTLP trace messages as this module decodes and encodes them (proto field names in lowerCamelCase,
- * as the OpenTelemetry protobufjs-generated code uses). Decoded messages leave absent scalar fields null and
+ * as protobufjs names them). Decoded messages leave absent scalar fields null and
  * absent repeated fields as a shared frozen empty array: assign new arrays, never push into a decoded one.
  */
 

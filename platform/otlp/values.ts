@@ -29,9 +29,13 @@ export function int64ToString(v: Int64 | null | undefined, unsigned = false): st
   return int64ToBigInt(v, unsigned).toString();
 }
 
-/** A Long for a decimal string or bigint, as the generated encoders accept for 64-bit fields. */
+interface LongStatics {
+  fromString(value: string, unsigned: boolean): Long64;
+}
+
+/** A Long for a decimal string or bigint, as the encoders accept for 64-bit fields. */
 export function toLong64(v: bigint | string, unsigned: boolean): Long64 {
-  return protobuf.util.Long.fromString(String(v), unsigned) as Long64;
+  return (protobuf.util.Long as unknown as LongStatics).fromString(String(v), unsigned);
 }
 
 export type AnyValueKind = 'string' | 'bool' | 'int' | 'double' | 'array' | 'kvlist' | 'bytes' | 'empty';

@@ -7,7 +7,7 @@
  * check.ts.
  */
 import { randomBytes } from 'node:crypto';
-import { nestedValue, protobufBody, request, span } from '../otlp-requests.ts';
+import { deepAttributeBody, nestedValue, protobufBody, request, span } from '../otlp-requests.ts';
 import { exchange, postHead, responsesOf, type WireOptions, type WireStep } from './wire.ts';
 
 /** What the cases need to know of the collector they abuse. */
@@ -353,7 +353,7 @@ export const PROBE_CASES: ProbeCase[] = [
     name: 'protobuf-nesting-far-past-the-limit',
     rule: 'a protobuf AnyValue 3,000 levels deep: 400 or the span rejected, never a crash or a stack overflow',
     play: (t) => {
-      const body = protobufBody(request([span({ attributes: [{ key: 'deep', value: nestedValue(3_000) }] })]));
+      const body = deepAttributeBody(3_000);
       return connection(t, [{ write: head(t, PROTOBUF, { 'Content-Length': body.length }) }, { write: body }], {
         after: 'response',
       });

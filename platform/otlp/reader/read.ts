@@ -3,12 +3,12 @@
  * part's fields as positions (tape.ts) and calls its consumer once per resource, scope and span. The collector's
  * validation and the ingest's column path both read through it, so both take and leave the same bytes.
  *
- * It reads one strict subset of the wire format, on which the generated decoding (protobuf.ts, the reference)
- * reads the same values: known fields with their expected wire types, singular fields at most once, every nested
+ * It reads one strict subset of the wire format, on which the general decoding (protobuf.ts) reads the same values
+ * (both are held to OpenTelemetry's .proto files in tests): known fields with their expected wire types, singular fields at most once, every nested
  * message ending exactly at its length, tags and lengths in at most 4 varint bytes, bools and enums in one byte,
  * every string valid UTF-8, attribute values nested at most MAX_ANY_VALUE_DEPTH deep with at most one value each,
  * resources without entity refs. Bytes outside it are not judged here: the reader returns false and the consumer
- * takes its general path (the generated decoding), which accepts or refuses them as it always did.
+ * takes its general path (protobuf.ts), which accepts or refuses them as it always did.
  */
 import { isUtf8 } from 'node:buffer';
 import { MAX_ANY_VALUE_DEPTH as MAX_ANY_VALUE_DEPTH$ } from '../json.ts';

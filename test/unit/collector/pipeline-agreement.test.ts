@@ -1,12 +1,13 @@
 /**
- * The collector and the ingest read OTLP protobuf through the one reader, with the generated decoder as both
- * stages' general path: a body the collector refuses as not OTLP is one the ingest dead-letters as undecodable,
- * and every per-trace message the collector forwards after accepting spans is read by the ingest, column path or
- * general path, with every accepted span stored under the credential's tenant and the column path's rows equal to
- * the reference decoding's (the fuzzer once found the collector answering 200 for a message the ingest refused).
+ * The collector and the ingest read OTLP protobuf through the one reader, with platform/otlp's general decoding as
+ * both stages' general path: a body the collector refuses as not OTLP is one the ingest dead-letters as
+ * undecodable, and every per-trace message the collector forwards after accepting spans is read by the ingest,
+ * column path or general path, with every accepted span stored under the credential's tenant, and the column
+ * path's rows and the general path's equal to the rows of the reference's reading (OpenTelemetry's own .proto files
+ * compiled by protobufjs). The fuzzer once found the collector answering 200 for a message the ingest refused.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { CollectorHttpError } from '../../../collector/errors.ts';
 import { prepareMessages } from '../../../collector/prepare.ts';
 import { otlpCase } from '../../../fuzz/otlp-gen.ts';
@@ -19,11 +20,14 @@ import {
   OtlpDecodeError,
 } from '../../../platform/otlp/index.ts';
 import { syntheticMessage } from '../../../testkit/ingest.ts';
+import { type OtlpReference, otlpReference } from '../../../testkit/otlp-reference.ts';
 import { blocksOf, plainRequest, prng, randomRequest } from '../ingest/otlp-payloads.ts';
 
 const TENANT = 'acme';
 
 type Verdict = 'refused' | 'accepted' | 'none accepted';
+
+let reference: OtlpReference;
 
 /** The collector's answer to a protobuf body, checking each message it forwards as the ingest reads it. */
 function throughPipeline(body: Buffer, label: string): Verdict {
@@ -40,12 +44,13 @@ function throughPipeline(body: Buffer, label: string): Verdict {
   let stored = 0;
   for (const m of prepared.messages) {
     const value = Buffer.from(m.value);
-    const reference = flatten(decodeExportTraceServiceRequest(value));
-    assert.deepEqual(reference.rejected, [], `${label}: no span the collector accepted is rejected by the ingest`);
-    const rows = reference.toolCalls.length + reference.spans.length;
+    const expected = flatten(reference.decodeRequest(value));
+    assert.deepEqual(flatten(decodeExportTraceServiceRequest(value)), expected, `${label}: the general path's rows`);
+    assert.deepEqual(expected.rejected, [], `${label}: no span the collector accepted is rejected by the ingest`);
+    const rows = expected.toolCalls.length + expected.spans.length;
     assert.equal(rows, m.spanCount, `${label}: every accepted span of the message is a row`);
     assert.ok(
-      [...reference.toolCalls, ...reference.warnings].every((r) => r.tenant === TENANT),
+      [...expected.toolCalls, ...expected.warnings].every((r) => r.tenant === TENANT),
       `${label}: tenant`,
     );
     const arena = new ColumnArena();
@@ -54,8 +59,8 @@ function throughPipeline(body: Buffer, label: string): Verdict {
       const blocks = assembleBlocks(arena, [mark]);
       assert.deepEqual(
         [blocks.toolCalls.body, blocks.warnings.body, blocks.spans.body].map((b) => Buffer.from(b)),
-        blocksOf(reference),
-        `${label}: the column path's rows are the reference decoding's`,
+        blocksOf(expected),
+        `${label}: the column path's rows are the reference's`,
       );
     }
     stored += rows;
@@ -64,7 +69,11 @@ function throughPipeline(body: Buffer, label: string): Verdict {
   return prepared.accepted > 0 ? 'accepted' : 'none accepted';
 }
 
-describe('the collector accepts what the ingest reads (one OTLP reader, one reference decoder)', () => {
+describe('the collector accepts what the ingest reads (one OTLP reader, one general path, one reference)', () => {
+  before(async () => {
+    reference = await otlpReference();
+  });
+
   it('on the fuzzer’s protobuf bodies: refused by both, or every accepted span read by the ingest (1,200 cases)', () => {
     const rng = new Rng(20261202);
     const seen = new Map<Verdict, number>();

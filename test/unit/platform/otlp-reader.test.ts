@@ -1,17 +1,18 @@
 /**
- * The one OTLP reader (platform/otlp/reader) against the generated decoder, its reference: on every payload it
- * either leaves the bytes (outside its subset: the general paths decide) or reads exactly what the generated
- * decoding reads, and it never takes bytes the generated decoding refuses or reads with invalid UTF-8.
+ * The one OTLP reader (platform/otlp/reader) against its reference, OpenTelemetry's own .proto files (Maven
+ * Central's opentelemetry-proto) compiled by protobufjs: on every payload it either leaves the bytes (outside its
+ * subset: the general paths decide) or reads exactly what the reference reads, and it never takes bytes the
+ * reference refuses (invalid UTF-8 included).
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { before, describe, it } from 'node:test';
 import { otlpCase } from '../../../fuzz/otlp-gen.ts';
 import { Rng } from '../../../fuzz/rng.ts';
 import {
   type AnyValue,
   anyValueKind,
   bytesToHex,
-  decodeExportTraceServiceRequestChecked,
+  type ExportTraceServiceRequest,
   encodeExportTraceServiceRequest,
   int64ToString,
   type KeyValue,
@@ -35,6 +36,7 @@ import {
   V_STRINGS,
 } from '../../../platform/otlp/reader/index.ts';
 import { syntheticMessage } from '../../../testkit/ingest.ts';
+import { type OtlpReference, otlpReference } from '../../../testkit/otlp-reference.ts';
 import { field, plainRequest, prng, randomRequest, sdkPayload } from '../ingest/otlp-payloads.ts';
 
 type Value = (string | number | boolean | string[])[];
@@ -168,16 +170,16 @@ function referenceValue(v: AnyValue | null | undefined): Value {
 const referenceAttrs = (list: readonly KeyValue[] | null | undefined): Attrs =>
   (list ?? []).map((kv) => [kv.key ?? '', referenceValue(kv.value)]);
 
-/** The generated decoding's view, or a string saying why the reader must not take these bytes. */
+let reference: OtlpReference;
+
+/** The reference's view, or a string saying why the reader must not take these bytes. */
 function referenceView(bytes: Buffer): View | string {
-  let decoded: ReturnType<typeof decodeExportTraceServiceRequestChecked>;
+  let request: ExportTraceServiceRequest;
   try {
-    decoded = decodeExportTraceServiceRequestChecked(bytes);
+    request = reference.decodeRequest(bytes);
   } catch (err) {
     return `refused: ${(err as Error).message}`;
   }
-  const { request, invalidUtf8 } = decoded;
-  if (request.resourceSpans.some((rs) => invalidUtf8(rs) > 0)) return 'invalid UTF-8';
   return {
     resources: request.resourceSpans.map((rs) => ({
       attrs: referenceAttrs(rs.resource?.attributes),
@@ -218,14 +220,18 @@ function agrees(bytes: Uint8Array, label: string): boolean {
   const b = Buffer.from(bytes);
   const read = readerView(b);
   if (read === undefined) return false;
-  const reference = referenceView(b);
-  assert.notEqual(typeof reference, 'string', `${label}: the reader took bytes the reference ${reference}`);
-  assert.deepStrictEqual(read, reference, `${label}: the reader reads what the generated decoding reads`);
+  const expected = referenceView(b);
+  assert.notEqual(typeof expected, 'string', `${label}: the reader took bytes the reference ${expected}`);
+  assert.deepStrictEqual(read, expected, `${label}: the reader reads what the reference reads`);
   return true;
 }
 
-describe('the one OTLP reader against the generated decoder', () => {
-  it('reads what the generated decoding reads on random requests, and most of them', () => {
+describe("the one OTLP reader against OpenTelemetry's .proto files", () => {
+  before(async () => {
+    reference = await otlpReference();
+  });
+
+  it('reads what the reference reads on random requests, and most of them', () => {
     let taken = 0;
     for (let seed = 1; seed <= 400; seed++) {
       if (agrees(encodeExportTraceServiceRequest(randomRequest(prng(seed))), `random ${seed}`)) taken++;
@@ -242,7 +248,7 @@ describe('the one OTLP reader against the generated decoder', () => {
     assert.ok(agrees(sdkPayload(), 'sdk'), 'sdk payload taken');
   });
 
-  it('never takes corrupted or truncated bytes the generated decoding refuses or reads otherwise', () => {
+  it('never takes corrupted or truncated bytes the reference refuses or reads otherwise', () => {
     let corruptedTaken = 0;
     for (let seed = 1; seed <= 400; seed++) {
       const r = prng(seed * 7919);
@@ -256,7 +262,7 @@ describe('the one OTLP reader against the generated decoder', () => {
     assert.ok(corruptedTaken > 0, 'some corrupted payloads are still read (and compared)');
   });
 
-  it('agrees with the generated decoding on the fuzzer’s protobuf bodies (1,200 cases)', () => {
+  it('agrees with the reference on the fuzzer’s protobuf bodies (1,200 cases)', () => {
     const rng = new Rng(20261201);
     let bodies = 0;
     let taken = 0;
