@@ -539,6 +539,9 @@ export class IngestLoop {
       st.planner = undefined;
       st.buffer = [];
       st.arena = this.newArena();
+      // The client fetches on from what it handed over, not from the commit: without this seek a member that
+      // stays in its generation (a coordinator back within the session) would plan past the dropped buffer.
+      this.o.consumer.seek(p, String(range.last + 1));
       return false;
     }
   }

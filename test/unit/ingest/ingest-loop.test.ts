@@ -52,16 +52,27 @@ function fakes(
   const events: string[] = [];
   const writes: { token: string | undefined; toolCalls: number }[] = [];
   const fetched: string[] = [];
+  /** Where the client fetches next: after what it handed over, or where a seek sent it (as kafkajs does). */
+  let position = 0;
   let failWrites = 0;
+  let failCommits = 0;
   const pending: (() => void)[] = [];
   const consumer: BatchConsumer = {
     run: async () => {},
     commit: async (p, next) => {
+      if (failCommits > 0) {
+        failCommits--;
+        events.push(`commit failed ${p}@${next}`);
+        throw new Error('The coordinator is not available');
+      }
       events.push(`commit ${p}@${next}`);
     },
     pause: (ps) => events.push(`pause ${ps.join(',')}`),
     resume: (ps) => events.push(`resume ${ps.join(',')}`),
-    seek: (p, o) => events.push(`seek ${p}@${o}`),
+    seek: (p, o) => {
+      position = Number(o);
+      events.push(`seek ${p}@${o}`);
+    },
     onAssignment: () => {},
     onCrash: () => {},
     disconnect: async () => {},
@@ -106,6 +117,7 @@ function fakes(
     isActive: () => true,
     heartbeat: async () => {},
     markFetched: (o) => {
+      position = Number(o) + 1;
       fetched.push(o);
     },
   };
@@ -138,6 +150,10 @@ function fakes(
     control,
     failNextWrites: (n: number) => {
       failWrites = n;
+    },
+    nextFetchFrom: () => position,
+    failNextCommits: (n: number) => {
+      failCommits = n;
     },
     fireTimers: () => {
       for (const fn of pending.splice(0)) fn();
@@ -241,6 +257,30 @@ describe('ingest loop', () => {
     assert.deepEqual(f.events.slice(4), ['stored 0-2', 'commit 0@3']);
     assert.equal(f.writes[0]?.toolCalls, 4);
     assert.equal(await metricValue(f.metrics.deadLetters, { reason: 'decode_error' }), 1);
+  });
+
+  it('after a failed commit, never commits past the messages it had buffered but not stored', async () => {
+    // 3 rows per message: ranges of 2 messages. The commit of [0, 1] fails (coordinator restarting) with [2, 5]
+    // buffered; kafkajs, its member still in the same generation, fetches on from its own position.
+    const f = fakes([], { maxRows: 6, maxBytes: 1e9 });
+    f.failNextCommits(1);
+    await f.loop.onBatch(batch(0, 5, 9), f.control);
+    assert.ok(f.events.includes('commit failed 0@2'));
+    // Still in its generation, the client fetches on from where it is.
+    await f.loop.onBatch(batch(f.nextFetchFrom(), 8, 9), f.control);
+    // Walked in order: at each commit, every offset before it was stored by then.
+    const stored = new Set<number>();
+    const commits: number[] = [];
+    for (const e of f.events) {
+      const w = /^write otlp_spans:0:(\d+)-(\d+)@/.exec(e);
+      if (w) for (let o = Number(w[1]); o <= Number(w[2]); o++) stored.add(o);
+      const c = /^commit 0@(\d+)$/.exec(e);
+      if (!c) continue;
+      commits.push(Number(c[1]));
+      for (let o = 0; o < Number(c[1]); o++)
+        assert.ok(stored.has(o), `committed ${c[1]} with ${o} not stored: ${f.events}`);
+    }
+    assert.equal(commits.at(-1), 9);
   });
 
   it('after a rebalance forgets its buffers and reloads the recorded ranges', async () => {
