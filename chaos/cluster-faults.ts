@@ -25,6 +25,8 @@ function admin(stack: Stack): KafkaClient {
 
 /** How long a killed broker gets to be back in every ISR: recovering its logs after kill -9 on 2 loaded cores. */
 export const REJOIN_TIMEOUT_MS = 300_000;
+// A restarted ingest joins once the killed member's session (6 s in the soak) expires and the group rebalances.
+const GROUP_JOIN_TIMEOUT_MS = 60_000;
 /** Start-ups of a killed broker tried before the fault gives up (a supervisor restarting a crashed node). */
 const START_ATTEMPTS = 3;
 
@@ -230,13 +232,22 @@ export async function injectClusterFault(
         await c.kill9();
         await sleep(1_000);
         const ready = await c.start();
-        allReady &&= ready;
-        seen.push(
-          `${c.name}${inFlight ? ' (insert in flight)' : ''}${ready ? '' : ' (exited while starting: restarted by the supervisor)'}`,
-        );
+        // Restarted means a member of the group again: the next kill waits for this one's join, so that two
+        // restarts never fold into one rebalance (a killed member stays in the group until its session expires).
+        const joined = ready && (await c.waitForLine((l) => l.includes('group join'), GROUP_JOIN_TIMEOUT_MS));
+        allReady &&= joined;
+        const how = !ready
+          ? ' (exited while starting: restarted by the supervisor)'
+          : joined
+            ? ''
+            : ` (not back in the group after ${secs(GROUP_JOIN_TIMEOUT_MS)})`;
+        seen.push(`${c.name}${inFlight ? ' (insert in flight)' : ''}${how}`);
         await sleep(3_000); // the group settles before the next one goes
       }
-      return { asPlanned: allReady, detail: `killed -9 and restarted one at a time: ${seen.join(', ')}` };
+      return {
+        asPlanned: allReady,
+        detail: `killed -9 and restarted one at a time, each back in the group before the next: ${seen.join(', ')}`,
+      };
     }
   }
 }

@@ -74,6 +74,8 @@ export interface UnplannedExit {
  * A pipeline component run as `node bin/tooltrail.js <command>` in its own process group (the collector re-executes
  * itself with V8 flags: killing the group kills both). An exit nobody asked for is restarted, as a supervisor would.
  */
+const RUN_LINES_KEPT = 1_000;
+
 export class Component {
   private child: ChildProcess | undefined;
   private planned = false;
@@ -82,6 +84,8 @@ export class Component {
   readonly unplannedExits: UnplannedExit[] = [];
   private readonly bornAt = Date.now();
   readonly log: string[] = [];
+  /** The current run's lines (the newest RUN_LINES_KEPT), for waitForLine. */
+  private runLines: string[] = [];
 
   constructor(
     readonly name: string,
@@ -101,6 +105,8 @@ export class Component {
   async start(timeoutMs = 60_000): Promise<boolean> {
     this.planned = false;
     const lines: string[] = [];
+    const runLines: string[] = [];
+    this.runLines = runLines;
     const child = spawn(process.execPath, [CLI, ...this.args], {
       env: this.env,
       detached: true,
@@ -113,6 +119,8 @@ export class Component {
         this.log.push(line);
         this.onLine?.(line);
         if (lines.length < 50) lines.push(line);
+        runLines.push(line);
+        if (runLines.length > RUN_LINES_KEPT) runLines.shift();
       }
       if (this.log.length > 200) this.log.splice(0, this.log.length - 200);
     };
@@ -138,6 +146,18 @@ export class Component {
       await sleep(200);
     }
     throw new Error(`${this.name} not ready after ${timeoutMs / 1000} s: ${this.log.slice(-5).join(' | ')}`);
+  }
+
+  /** True once a line of the current run matches, false after timeoutMs or when this run exits first. */
+  async waitForLine(match: (line: string) => boolean, timeoutMs: number): Promise<boolean> {
+    const child = this.child;
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      if (this.runLines.some(match)) return true;
+      if (!child || child.exitCode !== null || child.signalCode !== null) return false;
+      await sleep(100);
+    }
+    return false;
   }
 
   private signal(sig: NodeJS.Signals): void {
