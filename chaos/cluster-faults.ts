@@ -242,7 +242,6 @@ export async function injectClusterFault(
             ? ''
             : ` (not back in the group after ${secs(GROUP_JOIN_TIMEOUT_MS)})`;
         seen.push(`${c.name}${inFlight ? ' (insert in flight)' : ''}${how}`);
-        await sleep(3_000); // the group settles before the next one goes
       }
       return {
         asPlanned: allReady,

@@ -27,7 +27,13 @@ import { type LoadCounters, LoadGenerator } from './load.ts';
 import { formatMissing, type MissingReport, readBackMissing } from './topic-readback.ts';
 
 export interface SoakOptions extends FaultOptions {
+  /** How long the load runs (at least, with `loadAfterLastFaultMs`). */
   durationMs: number;
+  /**
+   * When set, the load also runs until every fault has ended and this long after the last one: the short soaks pack
+   * their faults into a short `durationMs` (they then run back to back) and each fault's recovery still meets load.
+   */
+  loadAfterLastFaultMs?: number;
   /** Tool spans per second. */
   rate: number;
   spansPerRequest: number;
@@ -191,6 +197,10 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     const notStarted: FaultKind[] = [];
     const faultsRun = runSchedule(schedule, stack, load, o, t0, state, notStarted);
     await sleep(o.durationMs);
+    if (o.loadAfterLastFaultMs !== undefined) {
+      await faultsRun;
+      await sleep(o.loadAfterLastFaultMs);
+    }
     await load.stop();
     const loadS = (Date.now() - t0) / 1000;
     const ackedDuringLoad = load.counters.spansAcked;

@@ -31,7 +31,9 @@ test("no acknowledged span is lost and none is stored twice while the ingest is 
   try {
     report = await runSoak({
       ...DEFAULT_SOAK,
-      durationMs: 80_000,
+      // The faults back to back from ~3 s (about 50 s of them), the load on until 5 s after the last.
+      durationMs: 40_000,
+      loadAfterLastFaultMs: 5_000,
       rate: 300,
       seed: 11,
       faults: [...FAULT_KINDS],

@@ -16,7 +16,9 @@ test('loses and duplicates nothing while a leader broker is killed -9, a partiti
 }, async (t) => {
   const report = await runSoak({
     ...DEFAULT_SOAK,
-    durationMs: 40_000,
+    // The faults back to back from ~4 s, the load on until 5 s after the last (the killed broker's rejoin under load).
+    durationMs: 25_000,
+    loadAfterLastFaultMs: 5_000,
     rate: 200,
     seed: 23,
     faults: [...CLUSTER_FAULT_KINDS],
