@@ -2,13 +2,12 @@
  * The detector loader: one `.sql` file per rule in this folder, run with bound parameters only. The parameters a
  * file declares (`{name:Type}`) are checked against the ones given, so a typo fails loudly instead of binding
  * nothing. A stage that two detectors share is written once, in `fragments/NAME.sql`, and a detector composes it in
- * with `{{include:NAME}}` (text only: fragments hold bound parameters too, never values).
+ * with `{{include:NAME}}` (platform/sql-files.ts).
  */
 import { Buffer } from 'node:buffer';
 import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ClickHouseClient } from '../../platform/clickhouse.ts';
+import { composeFragments } from '../../platform/sql-files.ts';
 
 export const DETECTOR_NAMES = [
   'mutation_after_incomplete_read',
@@ -21,9 +20,8 @@ export const DETECTOR_NAMES = [
 ] as const;
 export type DetectorName = (typeof DETECTOR_NAMES)[number];
 
-const DIR = dirname(fileURLToPath(import.meta.url));
+const DIR = new URL('./', import.meta.url);
 const PARAM_RE = /\{([A-Za-z_][A-Za-z0-9_]*):([^}]+)\}/g;
-const INCLUDE_RE = /^([ \t]*)\{\{include:([a-z_]+)\}\}/gm;
 
 export interface Detector {
   name: DetectorName;
@@ -39,8 +37,8 @@ const cache = new Map<DetectorName, Detector>();
 export function loadDetector(name: DetectorName): Detector {
   const cached = cache.get(name);
   if (cached) return cached;
-  const text = readFileSync(join(DIR, `${name}.sql`), 'utf8');
-  const sql = composeFragments(text, `${name}.sql`, []);
+  const text = readFileSync(new URL(`${name}.sql`, DIR), 'utf8');
+  const sql = composeFragments(text, `${name}.sql`, DIR);
   const params = new Map<string, string>();
   for (const m of sql.matchAll(PARAM_RE)) {
     const [, param, type] = m as unknown as [string, string, string];
@@ -56,24 +54,6 @@ export function loadDetector(name: DetectorName): Detector {
   const detector: Detector = { name, sql, params, rule };
   cache.set(name, detector);
   return detector;
-}
-
-/** `{{include:NAME}}` replaced by fragments/NAME.sql, indented as the include line; fragments may include others. */
-function composeFragments(text: string, file: string, including: readonly string[]): string {
-  return text.replace(INCLUDE_RE, (_m, indent: string, fragment: string) => {
-    if (including.includes(fragment)) throw new Error(`${file}: fragment ${fragment} includes itself`);
-    let body: string;
-    try {
-      body = readFileSync(join(DIR, 'fragments', `${fragment}.sql`), 'utf8');
-    } catch {
-      throw new Error(`${file} includes fragments/${fragment}.sql, which does not exist`);
-    }
-    const composed = composeFragments(body.trimEnd(), `fragments/${fragment}.sql`, [...including, fragment]);
-    return composed
-      .split('\n')
-      .map((line) => (line === '' ? line : indent + line))
-      .join('\n');
-  });
 }
 
 export type DetectorParamValue = string | number | boolean | Date;

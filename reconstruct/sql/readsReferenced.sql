@@ -1,37 +1,7 @@
 -- Stored calls a mutation names as evidence, by tool call id or by snapshot token, anywhere in the tenant (the
--- bloom filter indexes on tool_call_id and scope_snapshot serve both). Same columns as callsOfSession.sql.
+-- bloom filter indexes on tool_call_id and scope_snapshot serve both).
 SELECT
-    tenant,
-    session_id,
-    toString(sequence) AS sequence,
-    toString(toUnixTimestamp64Nano(start_time)) AS start_ns,
-    toString(toUnixTimestamp64Nano(end_time)) AS end_ns,
-    trace_id,
-    span_id,
-    parent_span_id,
-    tool_call_id,
-    tool_name,
-    agent_name,
-    agent_id,
-    service_name,
-    effect,
-    span_status_code,
-    span_status_message,
-    result_status,
-    result_complete,
-    complete_reported,
-    result_reasons,
-    toString(result_item_count) AS result_item_count,
-    result_continuation,
-    scope_resource,
-    scope_visibility,
-    scope_snapshot,
-    warnings,
-    mutation_basis,
-    toString(mutation_target_count) AS mutation_target_count,
-    evidence_snapshots,
-    evidence_call_ids,
-    guard_decision
+    {{include:stored_call_columns}}
 FROM {db:Identifier}.tool_calls
 WHERE tenant = {tenant:String}
   AND (tool_call_id IN {call_ids:Array(String)} OR scope_snapshot IN {snapshots:Array(String)})
