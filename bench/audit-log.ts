@@ -21,7 +21,7 @@ import { verifyRange } from '../audit/log/verify-range.ts';
 import { createDigestRecorder } from '../audit/recorder.ts';
 import { emptyFlattenResult, type FlattenResult, flattenInto } from '../ingest/flatten.ts';
 import { createClickHouseWriter } from '../ingest/writer.ts';
-import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
+import { type ClickHouseClient, clickHouseOf } from '../platform/clickhouse.ts';
 import { decodeExportTraceServiceRequest } from '../platform/otlp/index.ts';
 import { DEFAULT_RETENTION_DAYS, type SchemaConfig } from '../schema/config.ts';
 import { migrateUp } from '../schema/migrations.ts';
@@ -86,11 +86,7 @@ async function ingestRound(
 
 async function main() {
   const svc = loadServicesConfig();
-  const ch = createClickHouse({
-    url: svc.clickhouse.url,
-    user: svc.clickhouse.user,
-    password: svc.clickhouse.password,
-  });
+  const ch = clickHouseOf(svc.clickhouse);
   const database = `tt_bench_audit_${process.pid}`;
   const schema: SchemaConfig = { database, retentionDays: DEFAULT_RETENTION_DAYS };
   await migrateUp(ch, schema);

@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { queryRows, runDetector } from '../alerts/detectors/load.ts';
 import { AbsenceMutationRow, MutationAfterIncompleteReadRow } from '../alerts/detectors/rows.ts';
 import { Attr, GenAi } from '../contract/index.ts';
-import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
+import { type ClickHouseClient, clickHouseOf } from '../platform/clickhouse.ts';
 import { DEFAULT_RETENTION_DAYS } from '../schema/config.ts';
 import { migrateUp } from '../schema/migrations.ts';
 import { canonicalDetectorRows } from '../testkit/detector-rows.ts';
@@ -214,12 +214,7 @@ async function speed(): Promise<void> {
   const reuse = args['speed-database'];
   const db = reuse ? await namedDatabase(reuse) : await freshDatabase('tt_bench_speed');
   // The generation and the full-range queries take longer than the default request timeout on a busy machine.
-  const ch = createClickHouse({
-    url: services.clickhouse.url,
-    user: services.clickhouse.user,
-    password: services.clickhouse.password,
-    requestTimeoutMs: 900_000,
-  });
+  const ch = clickHouseOf(services.clickhouse, { requestTimeoutMs: 900_000 });
   try {
     const sessions = Math.ceil(rows / 10);
     const spanSeconds = 30 * 86_400;
@@ -407,11 +402,7 @@ async function namedDatabase(
   database: string,
 ): Promise<{ ch: ClickHouseClient; database: string; drop(): Promise<void> }> {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(database)) throw new Error(`--speed-database: not a plain name: ${database}`);
-  const ch = createClickHouse({
-    url: services.clickhouse.url,
-    user: services.clickhouse.user,
-    password: services.clickhouse.password,
-  });
+  const ch = clickHouseOf(services.clickhouse);
   await migrateUp(ch, { database, retentionDays: DEFAULT_RETENTION_DAYS });
   // "drop" only closes the client: the rows stay for the next run.
   return { ch, database, drop: () => ch.close() };

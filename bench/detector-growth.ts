@@ -21,7 +21,7 @@ import { defaultAlertsConfig } from '../alerts/config.ts';
 import { runDetector } from '../alerts/detectors/load.ts';
 import { Evaluator } from '../alerts/evaluator/evaluator.ts';
 import { clickhouseNow } from '../alerts/evaluator/state.ts';
-import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
+import { type ClickHouseClient, clickHouseOf } from '../platform/clickhouse.ts';
 import { DEFAULT_RETENTION_DAYS } from '../schema/config.ts';
 import { migrateUp } from '../schema/migrations.ts';
 import { canonicalDetectorRows } from '../testkit/detector-rows.ts';
@@ -52,12 +52,7 @@ const quiet = { info: () => {}, error: (m: string) => console.error(m) };
 const countingSink: AlertSink = { post: async () => {} };
 const load = () => loadavg()[0]?.toFixed(1);
 
-const ch: ClickHouseClient = createClickHouse({
-  url: services.clickhouse.url,
-  user: services.clickhouse.user,
-  password: services.clickhouse.password,
-  requestTimeoutMs: 1_800_000,
-});
+const ch: ClickHouseClient = clickHouseOf(services.clickhouse, { requestTimeoutMs: 1_800_000 });
 
 /** Rows of tool_calls (those that start before `before`: the history, not the new batches, which start now). */
 async function count(database: string, before = new Date(Date.UTC(2200, 0, 1))): Promise<number> {

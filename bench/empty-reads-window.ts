@@ -14,7 +14,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { defaultAlertsConfig } from '../alerts/config.ts';
 import { queryRows, runDetector } from '../alerts/detectors/load.ts';
-import { createClickHouse } from '../platform/clickhouse.ts';
+import { clickHouseOf } from '../platform/clickhouse.ts';
 import { freshDatabase, services } from '../testkit/services.ts';
 import { generateHistory } from './support/generate-history.ts';
 import { type BenchFigure, printBenchReport, spread } from './support/report.ts';
@@ -35,12 +35,7 @@ const rounds = Number(args.rounds);
 const load = () => loadavg()[0]?.toFixed(1);
 
 const db = await freshDatabase('tt_bench_empty_reads');
-const ch = createClickHouse({
-  url: services.clickhouse.url,
-  user: services.clickhouse.user,
-  password: services.clickhouse.password,
-  requestTimeoutMs: 1_800_000,
-});
+const ch = clickHouseOf(services.clickhouse, { requestTimeoutMs: 1_800_000 });
 const figures: BenchFigure[] = [];
 try {
   // The window plus 10 minutes before it (so the window's first minute is cut from a full one), ending now.

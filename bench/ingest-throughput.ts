@@ -32,7 +32,7 @@ import { type IngestConfig, loadIngestConfig } from '../ingest/config.ts';
 import { emptyFlattenResult, flattenInto } from '../ingest/flatten.ts';
 import { startIngest } from '../ingest/service.ts';
 import { createClickHouseWriter, type WireFormat } from '../ingest/writer.ts';
-import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
+import { type ClickHouseClient, clickHouseOf } from '../platform/clickhouse.ts';
 import {
   createIdempotentProducer,
   createKafkaClient,
@@ -94,12 +94,7 @@ function serverCpuPerRow(before: number | undefined, after: number | undefined, 
 }
 
 function clickhouse(): ClickHouseClient {
-  return createClickHouse({
-    url: svc.clickhouse.url,
-    user: svc.clickhouse.user,
-    password: svc.clickhouse.password,
-    requestTimeoutMs: 120_000,
-  });
+  return clickHouseOf(svc.clickhouse, { requestTimeoutMs: 120_000 });
 }
 
 async function count(ch: ClickHouseClient, sql: string): Promise<number> {

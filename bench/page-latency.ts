@@ -17,7 +17,7 @@ import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startStack } from '../cli/stack/stack.ts';
-import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
+import { type ClickHouseClient, clickHouseOf } from '../platform/clickhouse.ts';
 import { DEFAULT_RETENTION_DAYS } from '../schema/config.ts';
 import { syntheticMessage } from '../testkit/ingest.ts';
 import { services, uniqueName } from '../testkit/services.ts';
@@ -157,11 +157,7 @@ await stack.stop();
 await webhook.close();
 agent.destroy();
 await (async () => {
-  const ch = createClickHouse({
-    url: services.clickhouse.url,
-    user: services.clickhouse.user,
-    password: services.clickhouse.password,
-  });
+  const ch = clickHouseOf(services.clickhouse);
   await ch.command({ query: `DROP DATABASE IF EXISTS ${database}` });
   await ch.close();
 })();

@@ -29,7 +29,7 @@ import {
 import { createReadClickHouse } from '../platform/auth/read-clickhouse.ts';
 import { type ReadScope, ReadScopeError, resolveReadScope, withinScope } from '../platform/auth/read-scope.ts';
 import { TokenConfigError } from '../platform/auth/tokens.ts';
-import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
+import { type ClickHouseClient, clickHouseOf } from '../platform/clickhouse.ts';
 import { sqlFiles } from '../platform/sql-files.ts';
 import { schemaConfigFromEnv } from '../schema/config.ts';
 import { loadServicesConfig } from '../services/config.ts';
@@ -44,12 +44,7 @@ interface Context {
 async function withClickHouse<T>(io: AlertsCliIo, fn: (ctx: Context) => Promise<T>): Promise<T> {
   const svc = loadServicesConfig(io.env);
   const schema = schemaConfigFromEnv(io.env);
-  const ch = createClickHouse({
-    url: svc.clickhouse.url,
-    user: svc.clickhouse.user,
-    password: svc.clickhouse.password,
-    tls: svc.clickhouse.tls,
-  });
+  const ch = clickHouseOf(svc.clickhouse);
   try {
     return await fn({ ch, database: schema.database });
   } finally {

@@ -4,7 +4,7 @@ import { parseTimeOption } from '../audit/cli-support.ts';
 import { DeletionError, deleteByRequest, deletionView } from '../audit/deletions.ts';
 import { LogConfigError, logConfigFromEnv } from '../audit/log/config.ts';
 import { InvalidIdError, parseId, TenantSchema } from '../contract/ids.ts';
-import { createClickHouse } from '../platform/clickhouse.ts';
+import { clickHouseOf } from '../platform/clickhouse.ts';
 import { schemaConfigFromEnv } from '../schema/config.ts';
 import { loadServicesConfig } from '../services/config.ts';
 import type { DeleteFlags } from './deletion.ts';
@@ -30,12 +30,7 @@ export async function deleteAction(flags: DeleteFlags): Promise<void> {
     };
     const signer = logConfigFromEnv().signer;
     const svc = loadServicesConfig();
-    const ch = createClickHouse({
-      url: svc.clickhouse.url,
-      user: svc.clickhouse.user,
-      password: svc.clickhouse.password,
-      tls: svc.clickhouse.tls,
-    });
+    const ch = clickHouseOf(svc.clickhouse);
     try {
       const d = await deleteByRequest(ch, schemaConfigFromEnv(), request, { signer });
       const view = {

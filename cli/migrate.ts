@@ -8,7 +8,7 @@ export function registerMigrateCommand(program: Command): void {
     .option('--print', 'print the rendered DDL instead of running it (e.g. the cluster variant)')
     .action(async (opts: { down?: number; print?: boolean }) => {
       // Loaded when the command runs, so that `tooltrail --help` and the other commands do not pay for it.
-      const { createClickHouse } = await import('../platform/clickhouse.ts');
+      const { clickHouseOf } = await import('../platform/clickhouse.ts');
       const { schemaConfigFromEnv } = await import('../schema/config.ts');
       const { distributedStatements, loadMigrations, migrateDown, migrateUp, renderSql } = await import(
         '../schema/migrations.ts'
@@ -23,12 +23,7 @@ export function registerMigrateCommand(program: Command): void {
         return;
       }
       const svc = loadServicesConfig();
-      const ch = createClickHouse({
-        url: svc.clickhouse.url,
-        user: svc.clickhouse.user,
-        password: svc.clickhouse.password,
-        tls: svc.clickhouse.tls,
-      });
+      const ch = clickHouseOf(svc.clickhouse);
       try {
         if (opts.down !== undefined) {
           const reverted = await migrateDown(ch, schema, opts.down);

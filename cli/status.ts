@@ -7,6 +7,7 @@
  */
 import type { Command } from 'commander';
 import { DEFAULT_PORT } from '../collector/endpoint.ts';
+import type { RejectionReport } from '../collector/rejection-window.ts';
 import { API_TOKEN_ENV } from '../platform/auth/token-env.ts';
 
 export const COLLECTOR_URL_ENV = 'TOOLTRAIL_COLLECTOR_URL';
@@ -46,14 +47,8 @@ export interface FlaggedRow {
   last_seen: string;
 }
 
-export interface RejectedRow {
-  tenant: string;
-  reason: string;
-  spans: number;
-  example_span_id: string;
-  message: string;
-  last_seen: string;
-}
+/** What the collector's /v1/rejections answers: its own report type (collector/rejection-window.ts). */
+export type RejectedRow = RejectionReport;
 
 export interface StatusReport {
   since: string;

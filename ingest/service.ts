@@ -3,7 +3,7 @@
  * poller and the metrics endpoint, and shuts down in order (consumer, then dead-letter producer, then ClickHouse).
  */
 import { createServer, type Server } from 'node:http';
-import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
+import { type ClickHouseClient, clickHouseOf } from '../platform/clickhouse.ts';
 import {
   createBatchConsumer,
   createIdempotentProducer,
@@ -52,13 +52,7 @@ export async function startIngest(config: IngestConfig, options: StartIngestOpti
       { topic: config.kafka.deadLetterTopic, numPartitions: 1 },
     ]);
   }
-  const ch = createClickHouse({
-    url: config.clickhouse.url,
-    user: config.clickhouse.user,
-    password: config.clickhouse.password,
-    tls: config.clickhouse.tls,
-    requestTimeoutMs: config.clickhouse.requestTimeoutMs,
-  });
+  const ch = clickHouseOf(config.clickhouse, { requestTimeoutMs: config.clickhouse.requestTimeoutMs });
   const producer = createIdempotentProducer(kafka);
   await producer.connect();
   const consumer = await createBatchConsumer(kafka, {

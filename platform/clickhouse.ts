@@ -59,6 +59,18 @@ export function createClickHouse(options: ClickHouseOptions): ClickHouseClient {
   });
 }
 
+/** Where and as whom to connect: the `clickhouse` part of the connection settings (platform/connections.ts). */
+export type ClickHouseConnection = Pick<ClickHouseOptions, 'url' | 'user' | 'password' | 'tls'>;
+
+/** A client for the configured connection, with this use's own options (timeout, database, settings) on top. */
+export function clickHouseOf(
+  connection: ClickHouseConnection,
+  options: Omit<ClickHouseOptions, keyof ClickHouseConnection> = {},
+): ClickHouseClient {
+  const { url, user, password, tls } = connection;
+  return createClickHouse({ url, user, password, tls, ...options });
+}
+
 /** True when the server answers `/ping`. */
 export async function pingClickHouse(url: string, timeoutMs = 2_000): Promise<boolean> {
   try {

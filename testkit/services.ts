@@ -3,7 +3,7 @@
  * it: a test that silently skips is a defect.
  */
 import { randomBytes } from 'node:crypto';
-import { type ClickHouseClient, createClickHouse, pingClickHouse } from '../platform/clickhouse.ts';
+import { type ClickHouseClient, clickHouseOf, pingClickHouse } from '../platform/clickhouse.ts';
 import { createKafkaClient, describeCluster, type KafkaClient, type KafkaClientKind } from '../platform/kafka/index.ts';
 import { DEFAULT_RETENTION_DAYS, type SchemaConfig } from '../schema/config.ts';
 import { migrateUp } from '../schema/migrations.ts';
@@ -63,11 +63,7 @@ export async function freshDatabase(prefix = 'tt_test'): Promise<TestDatabase> {
   await requireClickHouse();
   const database = uniqueName(prefix);
   const schema: SchemaConfig = { database, retentionDays: DEFAULT_RETENTION_DAYS };
-  const ch = createClickHouse({
-    url: services.clickhouse.url,
-    user: services.clickhouse.user,
-    password: services.clickhouse.password,
-  });
+  const ch = clickHouseOf(services.clickhouse);
   await migrateUp(ch, schema);
   return {
     ch,

@@ -27,7 +27,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Attr, EXECUTE_TOOL, GenAi, toolSpanName } from '../../contract/index.ts';
-import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
+import { type ClickHouseClient, clickHouseOf } from '../../platform/clickhouse.ts';
 import { createKafkaClient, deleteTopics, ensureTopics } from '../../platform/kafka/index.ts';
 import { encodeExportTraceServiceRequest, type KeyValue, type Span } from '../../platform/otlp/index.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../schema/config.ts';
@@ -491,12 +491,7 @@ async function main(): Promise<void> {
   const spans = Number(args.spans);
   const rounds = Number(args.rounds);
   const binary = ensureOtelcol();
-  const ch = createClickHouse({
-    url: svc.clickhouse.url,
-    user: svc.clickhouse.user,
-    password: svc.clickhouse.password,
-    requestTimeoutMs: 120_000,
-  });
+  const ch = clickHouseOf(svc.clickhouse, { requestTimeoutMs: 120_000 });
   const kafka = createKafkaClient({ brokers: svc.kafka.brokers, clientId: 'bench-anchor', quiet: true });
   const requests = Math.ceil(spans / SPANS_PER_REQUEST);
   // Every request of a round distinct; each side and round sends the same ones.

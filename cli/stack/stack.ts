@@ -27,7 +27,7 @@ import {
 import { applyOverrides, defaultIngestConfig, overridesFromEnv, validateIngestConfig } from '../../ingest/config.ts';
 import { DirectSink } from '../../ingest/direct.ts';
 import { type RunningIngest, startIngest } from '../../ingest/service.ts';
-import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
+import { type ClickHouseClient, clickHouseOf } from '../../platform/clickhouse.ts';
 import { type SchemaConfig, SchemaConfigSchema } from '../../schema/config.ts';
 import { alertmanagerReady } from '../../services/alertmanager/alertmanager.ts';
 import type { ServicesConfig } from '../../services/config.ts';
@@ -111,12 +111,7 @@ export async function startStack(o: StackOptions): Promise<Stack> {
   };
   try {
     started.push(...(await startServices(o.services, { kafka: o.mode === 'kafka', log: o.log })).started);
-    ch = createClickHouse({
-      url: o.services.clickhouse.url,
-      user: o.services.clickhouse.user,
-      password: o.services.clickhouse.password,
-      tls: o.services.clickhouse.tls,
-    });
+    ch = clickHouseOf(o.services.clickhouse);
     await migrateSchema(ch, SchemaConfigSchema.parse(o.schema), {
       ...(o.freshDatabase ? { fresh: true } : {}),
       log: o.log,
