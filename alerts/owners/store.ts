@@ -61,24 +61,7 @@ export async function setOwner(
   checkSubject(subject);
   if (owner.owner.trim() === '') throw new Error('owner must not be empty');
   if (meta.by.trim() === '') throw new Error('who made the change (--by) must not be empty');
-  await ch.insert({
-    table: table(database, 'owner_changes'),
-    format: 'JSONEachRow',
-    values: [
-      {
-        tenant: subject.tenant,
-        subject_kind: subject.kind,
-        subject: subject.subject,
-        source: subject.source,
-        action: 'set',
-        owner: owner.owner,
-        team: owner.team,
-        changed_by: meta.by,
-        changed_at: chTime(meta.at),
-        reason: meta.reason,
-      },
-    ],
-  });
+  await recordChange(ch, database, subject, { action: 'set', ...owner }, meta);
 }
 
 export async function removeOwner(
@@ -88,6 +71,17 @@ export async function removeOwner(
   meta: ChangeMeta,
 ): Promise<void> {
   checkSubject(subject);
+  await recordChange(ch, database, subject, { action: 'remove', owner: '', team: '' }, meta);
+}
+
+/** One row of the append-only change log. */
+async function recordChange(
+  ch: ClickHouseClient,
+  database: string,
+  subject: Subject,
+  change: { action: 'set' | 'remove'; owner: string; team: string },
+  meta: ChangeMeta,
+): Promise<void> {
   await ch.insert({
     table: table(database, 'owner_changes'),
     format: 'JSONEachRow',
@@ -97,9 +91,9 @@ export async function removeOwner(
         subject_kind: subject.kind,
         subject: subject.subject,
         source: subject.source,
-        action: 'remove',
-        owner: '',
-        team: '',
+        action: change.action,
+        owner: change.owner,
+        team: change.team,
         changed_by: meta.by,
         changed_at: chTime(meta.at),
         reason: meta.reason,
