@@ -65,6 +65,14 @@ export interface TimeSeriesOptions {
   max?: number;
 }
 
+/** The series names listed under a time series. */
+const bottomLegend = () =>
+  new VizLegendOptionsBuilder()
+    .showLegend(true)
+    .displayMode(LegendDisplayMode.List)
+    .placement(LegendPlacement.Bottom)
+    .calcs([]);
+
 export function timeSeriesPanel(o: TimeSeriesOptions): timeseries.PanelBuilder {
   const panel = new timeseries.PanelBuilder()
     .title(o.title)
@@ -73,13 +81,7 @@ export function timeSeriesPanel(o: TimeSeriesOptions): timeseries.PanelBuilder {
     .withTarget(new ClickHouseQueryBuilder(panelSql(o.sql), 'timeseries'))
     .unit(o.unit ?? 'short')
     .min(0)
-    .legend(
-      new VizLegendOptionsBuilder()
-        .showLegend(true)
-        .displayMode(LegendDisplayMode.List)
-        .placement(LegendPlacement.Bottom)
-        .calcs([]),
-    );
+    .legend(bottomLegend());
   if (o.max !== undefined) panel.max(o.max);
   if (o.bars) {
     panel
@@ -188,13 +190,7 @@ export function promTimeSeriesPanel(o: PromTimeSeriesOptions): timeseries.PanelB
     .datasource(prometheusRef())
     .unit(o.unit ?? 'short')
     .min(0)
-    .legend(
-      new VizLegendOptionsBuilder()
-        .showLegend(true)
-        .displayMode(LegendDisplayMode.List)
-        .placement(LegendPlacement.Bottom)
-        .calcs([]),
-    );
+    .legend(bottomLegend());
   o.queries.forEach((q, i) => {
     panel.withTarget(
       new prometheus.DataqueryBuilder()

@@ -3,6 +3,7 @@
  * `$__conditionalAll(col IN (${var:singlequote}), $var)`, so All costs no IN list at all.
  */
 import {
+  type DashboardBuilder,
   QueryVariableBuilder,
   TextBoxVariableBuilder,
   VariableRefresh,
@@ -28,6 +29,11 @@ function queryVariable(name: string, label: string, sqlFile: string): QueryVaria
 export const tenantVariable = () => queryVariable('tenant', 'Tenant', 'variables/tenant.sql');
 export const agentVariable = () => queryVariable('agent', 'Agent', 'variables/agent.sql');
 export const toolVariable = () => queryVariable('tool', 'Tool', 'variables/tool.sql');
+
+/** The tenant, agent and tool filters that the panels of the tool_calls dashboards take. */
+export function withFilterVariables(d: DashboardBuilder): DashboardBuilder {
+  return d.withVariable(tenantVariable()).withVariable(agentVariable()).withVariable(toolVariable());
+}
 
 /** The reconstruction looks at one session (in one tenant, or wherever it is), whatever the time picker says. */
 export function sessionTenantVariable(): QueryVariableBuilder {

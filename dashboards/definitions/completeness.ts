@@ -1,19 +1,18 @@
 /** Completeness overview: how often tools return less than everything, why, and what the guard did about it. */
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { Grid, statPanel, tablePanel, timeSeriesPanel } from '../panels.ts';
-import { agentVariable, tenantVariable, toolVariable } from '../variables.ts';
+import { withFilterVariables } from '../variables.ts';
 import { DASHBOARD_UIDS, tooltrailDashboard } from './common.ts';
 
 export function completenessDashboard(): Dashboard {
   const grid = new Grid();
-  const d = tooltrailDashboard(
-    DASHBOARD_UIDS.completeness,
-    'tooltrail / Completeness overview',
-    'How often tool reads were incomplete, why, which empty results were not evidence of absence, and what the mutation guard decided.',
-  )
-    .withVariable(tenantVariable())
-    .withVariable(agentVariable())
-    .withVariable(toolVariable());
+  const d = withFilterVariables(
+    tooltrailDashboard(
+      DASHBOARD_UIDS.completeness,
+      'tooltrail / Completeness overview',
+      'How often tool reads were incomplete, why, which empty results were not evidence of absence, and what the mutation guard decided.',
+    ),
+  );
 
   d.withPanel(
     grid.place(

@@ -1,22 +1,21 @@
 /** Mutations after incomplete reads: the detectors' findings, by severity and one by one. */
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { Grid, statPanel, tablePanel, timeSeriesPanel } from '../panels.ts';
-import { agentVariable, tenantVariable, toolVariable } from '../variables.ts';
+import { withFilterVariables } from '../variables.ts';
 import { DASHBOARD_UIDS, SESSION_LINK_URL, tooltrailDashboard } from './common.ts';
 
 export const SEVERITY_COLORS = { critical: 'red', warning: 'orange', info: 'blue' } as const;
 
 export function mutationsDashboard(): Dashboard {
   const grid = new Grid();
-  const d = tooltrailDashboard(
-    DASHBOARD_UIDS.mutations,
-    'tooltrail / Mutations after incomplete reads',
-    'Findings of the mutation detectors: changes an agent made after reads that were not complete.',
-    'now-7d',
-  )
-    .withVariable(tenantVariable())
-    .withVariable(agentVariable())
-    .withVariable(toolVariable());
+  const d = withFilterVariables(
+    tooltrailDashboard(
+      DASHBOARD_UIDS.mutations,
+      'tooltrail / Mutations after incomplete reads',
+      'Findings of the mutation detectors: changes an agent made after reads that were not complete.',
+      'now-7d',
+    ),
+  );
 
   d.withPanel(
     grid.place(

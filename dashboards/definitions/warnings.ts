@@ -1,20 +1,19 @@
 /** Warning lifecycle: which warnings are active, who owns them, which persist unowned, what was retired. */
 import type { Dashboard } from '@grafana/grafana-foundation-sdk/dashboard';
 import { Grid, statPanel, tablePanel, timeSeriesPanel } from '../panels.ts';
-import { agentVariable, tenantVariable, toolVariable } from '../variables.ts';
+import { withFilterVariables } from '../variables.ts';
 import { DASHBOARD_UIDS, tooltrailDashboard } from './common.ts';
 
 export function warningsDashboard(): Dashboard {
   const grid = new Grid();
-  const d = tooltrailDashboard(
-    DASHBOARD_UIDS.warnings,
-    'tooltrail / Warning lifecycle',
-    'Warnings (stale index, partial field set, ...) by code and source: age, owner and state; the escalation list; what was retired or acknowledged.',
-    'now-90d',
-  )
-    .withVariable(tenantVariable())
-    .withVariable(agentVariable())
-    .withVariable(toolVariable());
+  const d = withFilterVariables(
+    tooltrailDashboard(
+      DASHBOARD_UIDS.warnings,
+      'tooltrail / Warning lifecycle',
+      'Warnings (stale index, partial field set, ...) by code and source: age, owner and state; the escalation list; what was retired or acknowledged.',
+      'now-90d',
+    ),
+  );
 
   d.withPanel(
     grid.place(
