@@ -10,20 +10,18 @@
  *       [--concurrent 16] [--concurrent-mib 16] [--slow 60] [--slow-mib 14] [--hold-ms 3000]
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { COLLECTOR_NODE_FLAGS } from '../collector/node-flags.ts';
 import { createKafkaClient, deleteTopics } from '../platform/kafka/index.ts';
 import { loadServicesConfig } from '../services/config.ts';
 import { toolSpansBody } from '../testkit/otlp-requests.ts';
+import { beforeWorktree, REPO_ROOT, removeWorktree } from './support/before-worktree.ts';
 import { printBenchReport, spread } from './support/report.ts';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const MiB = 1024 * 1024;
 /** Four credentials: one alone is held to its share; four can fill the whole budget. */
 const TOKENS = [0, 1, 2, 3].map((i) => `bench-memory-token-${i}-0123456789`);
@@ -216,27 +214,13 @@ async function slowBodies(
   return { peakRssMiB: rss, peakInFlightMiB: peak / MiB, answers: { ...count(answers), 'held open': open } };
 }
 
-function beforeWorktree(commit: string): string {
-  const dir = mkdtempSync(join(tmpdir(), 'tooltrail-bench-before-'));
-  execFileSync('git', ['-C', ROOT, 'worktree', 'add', '--detach', dir, commit], { stdio: 'ignore' });
-  symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
-  return dir;
-}
-
-function removeWorktree(dir: string): void {
-  try {
-    execFileSync('git', ['-C', ROOT, 'worktree', 'remove', '--force', dir], { stdio: 'ignore' });
-  } catch {}
-  if (existsSync(dir)) rmSync(dir, { recursive: true, force: true });
-}
-
 type Side = 'before' | 'after';
 type Load = 'concurrent' | 'slow';
 
 async function main(): Promise<void> {
-  const before = beforeWorktree(String(args.before));
+  const before = beforeWorktree(String(args.before), 'memory');
   const commit = execFileSync('git', ['-C', before, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-  const roots: Record<Side, string> = { before, after: ROOT };
+  const roots: Record<Side, string> = { before, after: REPO_ROOT };
   const body = toolSpansBody(Number(args['concurrent-mib']) * MiB - 4096);
   const samples = new Map<string, Sample[]>();
   const kafka = sink === 'kafka' ? createKafkaClient({ brokers, clientId: 'bench-memory', quiet: true }) : undefined;
