@@ -4,6 +4,27 @@ import { defaultAlertsConfig } from '../../../alerts/config.ts';
 import { type EvaluationReport, Evaluator } from '../../../alerts/evaluator/evaluator.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
 
+/** An evaluation report that found `found` rows and did nothing else. */
+function reportFound(found: number): EvaluationReport {
+  return {
+    at: '',
+    durationMs: 0,
+    since: '',
+    arrivedSince: null,
+    judgedSessions: null,
+    found,
+    firing: 0,
+    opened: 0,
+    pending: 0,
+    resolved: 0,
+    renewed: 0,
+    unchanged: 0,
+    alertsSent: 0,
+    sendError: null,
+    stateChanges: 0,
+  };
+}
+
 /** An evaluator whose evaluation is a controllable fake: each run records how many rows "existed" when it began. */
 function fakeEvaluator() {
   const ev = new Evaluator({
@@ -19,23 +40,7 @@ function fakeEvaluator() {
       state.started++;
       const seen = state.rows;
       await new Promise<void>((r) => state.release.push(r));
-      return {
-        at: '',
-        durationMs: 0,
-        since: '',
-        arrivedSince: null,
-        judgedSessions: null,
-        found: seen,
-        firing: 0,
-        opened: 0,
-        pending: 0,
-        resolved: 0,
-        renewed: 0,
-        unchanged: 0,
-        alertsSent: 0,
-        sendError: null,
-        stateChanges: 0,
-      };
+      return reportFound(seen);
     },
   });
   return { ev, state };
@@ -72,23 +77,7 @@ describe('evaluator runOnce', () => {
             failFirst = () => reject(new Error('ClickHouse went away'));
           });
         }
-        return {
-          at: '',
-          durationMs: 0,
-          since: '',
-          arrivedSince: null,
-          judgedSessions: null,
-          found: state.rows,
-          firing: 0,
-          opened: 0,
-          pending: 0,
-          resolved: 0,
-          renewed: 0,
-          unchanged: 0,
-          alertsSent: 0,
-          sendError: null,
-          stateChanges: 0,
-        };
+        return reportFound(state.rows);
       },
     });
     const first = ev.runOnce();

@@ -60,13 +60,16 @@ describe('the plan of a run', () => {
   });
 });
 
+/** An output of three lanes, recording the lines it shows. */
+function threeLanes() {
+  const out: string[] = [];
+  const o = new LaneOutput((l) => out.push(l));
+  return { out, o, a: o.lane(), b: o.lane(), c: o.lane() };
+}
+
 describe('the output of lanes side by side', () => {
   it('streams the first lane and shows each other lane whole, in order, once the live one ended', () => {
-    const out: string[] = [];
-    const o = new LaneOutput((l) => out.push(l));
-    const a = o.lane();
-    const b = o.lane();
-    const c = o.lane();
+    const { out, o, a, b, c } = threeLanes();
     a.line('A');
     b.line('B');
     a.line('a1');
@@ -85,11 +88,7 @@ describe('the output of lanes side by side', () => {
 
 describe('the output of a run being stopped', () => {
   it('shows every waiting lane at once, and the live lane keeps streaming', () => {
-    const out: string[] = [];
-    const o = new LaneOutput((l) => out.push(l));
-    const a = o.lane();
-    const b = o.lane();
-    const c = o.lane();
+    const { out, o, a, b, c } = threeLanes();
     a.line('a1');
     b.line('b1');
     c.line('c1');

@@ -17,6 +17,8 @@ import {
   recognizeToolSpan,
   WarningEvent,
 } from '../../../contract/index.ts';
+import { otlpCase } from '../../../fuzz/otlp-gen.ts';
+import { Rng } from '../../../fuzz/rng.ts';
 import { encodeNative } from '../../../platform/native/encode.ts';
 import type { AnyValue, ExportTraceServiceRequest, KeyValue, Span } from '../../../platform/otlp/index.ts';
 import { mulberry32 } from '../../../platform/seeded-random.ts';
@@ -32,6 +34,23 @@ export function prng(seed: number) {
   return { int, pick, chance, bytes, next };
 }
 export type Rand = ReturnType<typeof prng>;
+
+/** `bytes` with one to four bytes overwritten, and `bytes` cut short: what the reader tests feed both readers. */
+export function damaged(r: Rand, bytes: Buffer): { corrupted: Buffer; truncated: Buffer } {
+  const corrupted = Buffer.from(bytes);
+  for (let k = 0; k <= r.int(3); k++) corrupted[r.int(corrupted.length)] = r.int(256);
+  return { corrupted, truncated: bytes.subarray(0, r.int(bytes.length)) };
+}
+
+/** The plain protobuf bodies (not compressed, not JSON) among `cases` fuzzer cases (fuzz/otlp-gen.ts) from `seed`. */
+export function* fuzzProtobufBodies(seed: number, cases: number): Generator<{ body: Buffer; label: string }> {
+  const rng = new Rng(seed);
+  for (let k = 0; k < cases; k++) {
+    const c = otlpCase(rng, { token: 't' });
+    if (c.headers['content-encoding'] !== undefined || c.label.startsWith('json')) continue;
+    yield { body: c.body, label: `fuzz case ${k} (${c.label})` };
+  }
+}
 
 export const KEYS = [
   ...Object.values(Attr),

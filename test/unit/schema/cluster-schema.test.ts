@@ -4,6 +4,7 @@ import {
   distributedStatements,
   engineFor,
   loadMigrations,
+  type Migration,
   renderSql,
   splitStatements,
 } from '../../../schema/migrations.ts';
@@ -12,17 +13,21 @@ const cluster = { database: 'tooltrail', retentionDays: 400, cluster: 'prod' };
 const single = { database: 'tooltrail', retentionDays: 400 };
 const ingestMigrations = () => loadMigrations().filter((m) => m.version <= 9);
 
+/** Every DDL statement of these migrations, rendered for a cluster, runs ON CLUSTER with a Replicated engine. */
+function assertClusterVariant(migrations: readonly Migration[]): void {
+  for (const m of migrations) {
+    for (const stmt of splitStatements(renderSql(m.up, cluster))) {
+      const ddl = stmt.replace(/^\s*--.*$/gm, '');
+      if (/^\s*(CREATE|DROP|ALTER)/im.test(ddl)) assert.match(ddl, /ON CLUSTER prod/, `${m.name}: ${ddl.slice(0, 80)}`);
+      const engine = /ENGINE\s*=\s*(\w+)/.exec(ddl)?.[1];
+      if (engine) assert.match(engine, /^Replicated/, `${m.name} uses ${engine}`);
+    }
+  }
+}
+
 describe('schema variants', () => {
   it('puts every ingest DDL statement ON CLUSTER with a Replicated engine in the cluster variant', () => {
-    for (const m of ingestMigrations()) {
-      for (const stmt of splitStatements(renderSql(m.up, cluster))) {
-        const ddl = stmt.replace(/^\s*--.*$/gm, '');
-        if (/^\s*(CREATE|DROP|ALTER)/im.test(ddl))
-          assert.match(ddl, /ON CLUSTER prod/, `${m.name}: ${ddl.slice(0, 80)}`);
-        const engine = /ENGINE\s*=\s*(\w+)/.exec(ddl)?.[1];
-        if (engine) assert.match(engine, /^Replicated/, `${m.name} uses ${engine}`);
-      }
-    }
+    assertClusterVariant(ingestMigrations());
   });
 
   it('keeps the single-node variant free of cluster clauses', () => {
@@ -47,15 +52,7 @@ describe('schema variants', () => {
   });
 
   it('puts every migration statement ON CLUSTER with a Replicated engine in the cluster variant, not only the ingest ones', () => {
-    for (const m of loadMigrations()) {
-      for (const stmt of splitStatements(renderSql(m.up, cluster))) {
-        const ddl = stmt.replace(/^\s*--.*$/gm, '');
-        if (/^\s*(CREATE|DROP|ALTER)/im.test(ddl))
-          assert.match(ddl, /ON CLUSTER prod/, `${m.name}: ${ddl.slice(0, 80)}`);
-        const engine = /ENGINE\s*=\s*(\w+)/.exec(ddl)?.[1];
-        if (engine) assert.match(engine, /^Replicated/, `${m.name} uses ${engine}`);
-      }
-    }
+    assertClusterVariant(loadMigrations());
   });
 
   it('gives every table the migrations create a Distributed table over it, on a cluster only', () => {
