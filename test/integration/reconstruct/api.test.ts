@@ -2,15 +2,13 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { Command } from 'commander';
 import type { FastifyInstance } from 'fastify';
-import { defaultAlertsConfig } from '../../../alerts/config.ts';
-import { detect } from '../../../alerts/findings/detect.ts';
-import { writeRecords } from '../../../alerts/findings/store.ts';
 import { buildApiServer } from '../../../cli/api-server.ts';
 import { registerReconstructCommands } from '../../../cli/reconstruct.ts';
 import { TokenDirectory } from '../../../platform/auth/tokens.ts';
 import { ReconstructionSchema } from '../../../reconstruct/timeline.ts';
 import { ingestSpans } from '../../../testkit/ingest.ts';
-import { freshDatabase, services, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
+import { storeDetectedFinding } from '../../../testkit/findings.ts';
+import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { runScenario, type Scenario } from './scenario.ts';
 
 /** The scenario is stored for tenant acme; this token reads acme (test/integration/security covers the refusals). */
@@ -137,27 +135,11 @@ describe('reconstruction and verify over HTTP, and the CLI, against the real dat
   });
 
   it('reconstructs from an alert finding fingerprint, pointing at the mutation it is about', async () => {
-    const now = new Date(s.startMs + 60_000);
-    const found = await detect({
-      ch: db.ch,
-      database: db.database,
-      config: defaultAlertsConfig(services.alertmanager.url),
-      now,
+    const finding = await storeDetectedFinding(db, {
+      now: new Date(s.startMs + 60_000),
       since: new Date(s.startMs - 60_000),
+      pick: (f) => f.kind === 'mutation_after_incomplete_read' && f.session === s.session,
     });
-    const finding = found.findings.find((f) => f.kind === 'mutation_after_incomplete_read' && f.session === s.session);
-    assert.ok(finding, `the detectors found the mutation: ${found.findings.map((f) => f.kind).join(', ')}`);
-    await writeRecords(db.ch, db.database, [
-      {
-        finding,
-        first_seen: now,
-        last_seen: now,
-        resolved_at: null,
-        resolution: '',
-        alert_status: 'not_sent',
-        last_sent_at: null,
-      },
-    ]);
     const res = await app.inject({
       method: 'GET',
       headers: AUTH,

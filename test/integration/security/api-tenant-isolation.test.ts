@@ -6,14 +6,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { defaultAlertsConfig } from '../../../alerts/config.ts';
-import { detect } from '../../../alerts/findings/detect.ts';
-import { writeRecords } from '../../../alerts/findings/store.ts';
 import { buildApiServer, startApiServer } from '../../../cli/api-server.ts';
 import { TokenDirectory } from '../../../platform/auth/tokens.ts';
 import { ReconstructionSchema } from '../../../reconstruct/timeline.ts';
 import { ingestSpans } from '../../../testkit/ingest.ts';
-import { freshDatabase, services, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
+import { storeDetectedFinding } from '../../../testkit/findings.ts';
+import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { runScenario, type Scenario } from '../reconstruct/scenario.ts';
 
 const ACME_TOKEN = 'acme-reader-token-0123456789';
@@ -37,28 +35,13 @@ describe('serve-api tenant isolation', () => {
     globexOnly = runScenario(uniqueName('only'));
     await ingestSpans(db, shared.spans, 'acme');
     await ingestSpans(db, [...shared.spans, ...globexOnly.spans], 'globex');
-    const now = new Date();
-    const found = await detect({
-      ch: db.ch,
-      database: db.database,
-      config: { ...defaultAlertsConfig(services.alertmanager.url), tenant: 'globex' },
-      now,
+    const finding = await storeDetectedFinding(db, {
+      now: new Date(),
       since: new Date(globexOnly.startMs - 60_000),
+      tenant: 'globex',
+      pick: (f) => f.tenant === 'globex' && f.session === globexOnly.session,
     });
-    const finding = found.findings.find((f) => f.tenant === 'globex' && f.session === globexOnly.session);
-    assert.ok(finding, 'the detectors found globex-only mutation');
     globexFingerprint = finding.fingerprint;
-    await writeRecords(db.ch, db.database, [
-      {
-        finding,
-        first_seen: now,
-        last_seen: now,
-        resolved_at: null,
-        resolution: '',
-        alert_status: 'not_sent',
-        last_sent_at: null,
-      },
-    ]);
     const tokens = new TokenDirectory([
       { token: ACME_TOKEN, tenant: 'acme' },
       { token: GLOBEX_TOKEN, tenant: 'globex' },

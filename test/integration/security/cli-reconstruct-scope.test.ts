@@ -6,13 +6,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { defaultAlertsConfig } from '../../../alerts/config.ts';
-import { detect } from '../../../alerts/findings/detect.ts';
-import { writeRecords } from '../../../alerts/findings/store.ts';
 import { registerReconstructCommands } from '../../../cli/reconstruct.ts';
 import { type CliResult, runCliInProcess } from '../../../testkit/cli-in-process.ts';
 import { ingestSpans } from '../../../testkit/ingest.ts';
-import { freshDatabase, services, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
+import { storeDetectedFinding } from '../../../testkit/findings.ts';
+import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { runScenario, type Scenario } from '../reconstruct/scenario.ts';
 
 const ACME_TOKEN = 'acme-reader-token-0123456789';
@@ -31,28 +29,12 @@ describe('reconstruct and verify: one tenant per credential', () => {
     db = await freshDatabase('tt_sec_recon');
     s = runScenario(uniqueName('sess'));
     await ingestSpans(db, s.spans, 'globex');
-    const now = new Date(s.startMs + 60_000);
-    const found = await detect({
-      ch: db.ch,
-      database: db.database,
-      config: defaultAlertsConfig(services.alertmanager.url),
-      now,
+    const finding = await storeDetectedFinding(db, {
+      now: new Date(s.startMs + 60_000),
       since: new Date(s.startMs - 60_000),
+      pick: (f) => f.kind === 'mutation_after_incomplete_read' && f.session === s.session,
     });
-    const finding = found.findings.find((f) => f.kind === 'mutation_after_incomplete_read' && f.session === s.session);
-    assert.ok(finding, 'the detectors found globex mutation');
     fingerprint = finding.fingerprint;
-    await writeRecords(db.ch, db.database, [
-      {
-        finding,
-        first_seen: now,
-        last_seen: now,
-        resolved_at: null,
-        resolution: '',
-        alert_status: 'not_sent',
-        last_sent_at: null,
-      },
-    ]);
     env = {
       TOOLTRAIL_CLICKHOUSE_DATABASE: db.database,
       TOOLTRAIL_API_TOKENS: `${ACME_TOKEN}=acme,${GLOBEX_TOKEN}=globex`,
