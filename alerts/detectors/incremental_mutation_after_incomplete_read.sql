@@ -30,13 +30,7 @@ WITH
             any(m.evidence_snapshots) AS evidence_snapshots, any(m.evidence_call_ids) AS evidence_call_ids,
             arrayConcat(arrayMap(s -> ('snapshot', s), evidence_snapshots),
                         arrayMap(c -> ('call', c), evidence_call_ids)) AS declared,
-            groupArray(r.span_id) AS read_span_ids,
-            groupArray(r.trace_id) AS read_trace_ids,
-            groupArray(r.tool_name) AS read_tool_names,
-            arrayDistinct(arrayFlatten(groupArray(
-                if(r.complete_reported, r.result_reasons, arrayConcat(['COMPLETENESS_UNKNOWN'], r.result_reasons)))))
-                AS reasons,
-            max(ifNull(r.result_item_count = 0, false)) AS incomplete_empty
+            {{include:incomplete_read_columns}}
         FROM arrived_incomplete_reads AS r
         INNER JOIN arrived_mutations AS m ON r.tenant = m.tenant AND r.session = m.session
         WHERE (r.start_time, r.seq) < (m.start_time, m.seq)

@@ -99,13 +99,7 @@ WITH
             any(m.scope_resource) AS scope_resource, any(m.mutation_basis) AS mutation_basis,
             any(m.mutation_target_count) AS target_count, any(m.guard_decision) AS guard_decision,
             any(m.evidence_snapshots) AS evidence_snapshots, any(m.evidence_call_ids) AS evidence_call_ids,
-            groupArray(r.span_id) AS read_span_ids,
-            groupArray(r.trace_id) AS read_trace_ids,
-            groupArray(r.tool_name) AS read_tool_names,
-            arrayDistinct(arrayFlatten(groupArray(
-                if(r.complete_reported, r.result_reasons, arrayConcat(['COMPLETENESS_UNKNOWN'], r.result_reasons)))))
-                AS reasons,
-            max(ifNull(r.result_item_count = 0, false)) AS incomplete_empty
+            {{include:incomplete_read_columns}}
         FROM
         (
             SELECT tenant, session, session_key, trace_id, span_id, tool_call_id, start_time, seq, tool_name,
