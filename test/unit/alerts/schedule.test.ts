@@ -4,30 +4,38 @@ import { startSchedule } from '../../../alerts/evaluator/schedule.ts';
 
 const flush = () => new Promise<void>((r) => setImmediate(r));
 
+/** A run that waits for release(): counts the runs started and finished. */
+function heldRun() {
+  const held = {
+    runs: 0,
+    finished: 0,
+    release: () => {},
+    run: async () => {
+      held.runs++;
+      await new Promise<void>((r) => {
+        held.release = r;
+      });
+      held.finished++;
+    },
+  };
+  return held;
+}
+
 describe('evaluator schedule', () => {
   it('runs at once, then every interval, never two runs at a time', async (t) => {
     t.mock.timers.enable({ apis: ['setTimeout'] });
-    let runs = 0;
-    let release = () => {};
-    const s = startSchedule(
-      async () => {
-        runs++;
-        await new Promise<void>((r) => {
-          release = r;
-        });
-      },
-      { intervalMs: 1_000, onError: () => {} },
-    );
-    assert.equal(runs, 1);
+    const held = heldRun();
+    const s = startSchedule(held.run, { intervalMs: 1_000, onError: () => {} });
+    assert.equal(held.runs, 1);
     t.mock.timers.tick(5_000);
-    assert.equal(runs, 1, 'a slow run delays the next instead of overlapping it');
-    release();
+    assert.equal(held.runs, 1, 'a slow run delays the next instead of overlapping it');
+    held.release();
     await flush();
     t.mock.timers.tick(999);
-    assert.equal(runs, 1);
+    assert.equal(held.runs, 1);
     t.mock.timers.tick(1);
-    assert.equal(runs, 2);
-    release();
+    assert.equal(held.runs, 2);
+    held.release();
     await s.stop();
   });
 
@@ -61,26 +69,15 @@ describe('evaluator schedule', () => {
 
   it('stop() waits for the run in flight and nothing runs after it', async (t) => {
     t.mock.timers.enable({ apis: ['setTimeout'] });
-    let runs = 0;
-    let finished = false;
-    let release = () => {};
-    const s = startSchedule(
-      async () => {
-        runs++;
-        await new Promise<void>((r) => {
-          release = r;
-        });
-        finished = true;
-      },
-      { intervalMs: 10, onError: () => {} },
-    );
+    const held = heldRun();
+    const s = startSchedule(held.run, { intervalMs: 10, onError: () => {} });
     const stopped = s.stop();
-    release();
+    held.release();
     await stopped;
-    assert.equal(finished, true);
+    assert.equal(held.finished, 1);
     t.mock.timers.tick(1_000);
     await flush();
-    assert.equal(runs, 1);
+    assert.equal(held.runs, 1);
   });
 
   it('does not keep the process alive by itself (unref timers)', async () => {
