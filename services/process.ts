@@ -59,6 +59,29 @@ export function portFree(port: number, host = '127.0.0.1'): Promise<boolean> {
   });
 }
 
+/** A free TCP port on loopback, as the kernel hands it out. */
+export function freePort(): Promise<number> {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once('error', rej);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      const port = typeof a === 'object' && a ? a.port : 0;
+      s.close(() => res(port));
+    });
+  });
+}
+
+/** A base port with `count` free ports from it (the extra brokers and their controllers sit side by side). */
+export async function freePortRun(count: number): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const base = 20_000 + Math.floor(Math.random() * 30_000);
+    const free = await Promise.all(Array.from({ length: count }, (_, i) => portFree(base + i)));
+    if (free.every(Boolean)) return base;
+  }
+  throw new Error(`no run of ${count} free ports found`);
+}
+
 export async function assertPortsFree(service: string, ports: { port: number; envVar: string }[]): Promise<void> {
   for (const { port, envVar } of ports) {
     if (!(await portFree(port))) {

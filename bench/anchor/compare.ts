@@ -22,7 +22,6 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
-import { createServer } from 'node:net';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -38,6 +37,7 @@ import { type BenchFigure, printBenchReport, spread } from '../support/report.ts
 import { localClickHouseCpu, processCpuMs } from '../support/server-cpu.ts';
 import { CACHE_DIR, ensureOtelcol, REPO_ROOT } from './build-otelcol.ts';
 import { otelClickHouseConfig, otelKafkaConfig, promCounter } from './otelcol-config.ts';
+import { freePort } from '../../services/process.ts';
 
 const SPANS_PER_REQUEST = 512;
 const SPANS_PER_TRACE = 8;
@@ -184,17 +184,6 @@ function treeCpuMs(root: number): number {
 
 /** CPU ms of the ClickHouse server `tooltrail services up` started (undefined when it is not local). */
 const clickhouseCpuMs = localClickHouseCpu(svc.home) ?? (() => undefined);
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 async function httpGet(port: number, path: string): Promise<{ status: number; body: string } | undefined> {
   return new Promise((resolve) => {

@@ -7,7 +7,6 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
@@ -18,7 +17,7 @@ import { clickhouseService } from '../../services/clickhouse/clickhouse.ts';
 import { loadServicesConfig } from '../../services/config.ts';
 import { type KafkaNodeService, kafkaNodeServices } from '../../services/kafka/cluster.ts';
 import { kafkaService } from '../../services/kafka/kafka.ts';
-import { isAlive, portFree, portOpen, runningPid } from '../../services/process.ts';
+import { freePort, freePortRun, isAlive, portOpen, runningPid } from '../../services/process.ts';
 import type { ManagedService } from '../../services/service.ts';
 import { migrateSchema, startServices } from './services.ts';
 
@@ -48,19 +47,6 @@ const DLQ_TOPIC = `${TOPIC}_dlq`;
 const DATABASE = 'chaos';
 const GROUP_ID = 'chaos-ingest';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** A free TCP port on loopback, as the kernel hands it out. */
-export function freePort(): Promise<number> {
-  return new Promise((res, rej) => {
-    const s = createServer();
-    s.once('error', rej);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      const port = typeof a === 'object' && a ? a.port : 0;
-      s.close(() => res(port));
-    });
-  });
-}
 
 export interface UnplannedExit {
   name: string;
@@ -254,16 +240,6 @@ function childEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 /** Where cached Kafka jars live already (the checkout's .tooltrail/cache), so the private broker downloads nothing. */
 function sharedCache(): string {
   return join(loadServicesConfig({}, ROOT).home, 'cache');
-}
-
-/** A base port with `count` free ports from it (the extra brokers and their controllers sit side by side). */
-export async function freePortRun(count: number): Promise<number> {
-  for (let attempt = 0; attempt < 50; attempt++) {
-    const base = 20_000 + Math.floor(Math.random() * 30_000);
-    const free = await Promise.all(Array.from({ length: count }, (_, i) => portFree(base + i)));
-    if (free.every(Boolean)) return base;
-  }
-  throw new Error(`no run of ${count} free ports found`);
 }
 
 /**

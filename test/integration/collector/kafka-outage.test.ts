@@ -13,20 +13,12 @@ import { createKafkaClient, KAFKA_CLIENTS, type KafkaClient } from '../../../pla
 import { bytesToHex } from '../../../platform/otlp/index.ts';
 import { loadServicesConfig } from '../../../services/config.ts';
 import { kafkaJarsDir, kafkaService } from '../../../services/kafka/kafka.ts';
-import { portFree } from '../../../services/process.ts';
+import { freePortRun } from '../../../services/process.ts';
 import type { ManagedService } from '../../../services/service.ts';
 import { protobufBody, request, span } from '../../../testkit/otlp-requests.ts';
 import { services } from '../../../testkit/services.ts';
 import { TOKEN_A } from '../../unit/collector/fixtures.ts';
 import { body, type RunningCollector, readTopicUntil, spanIdsOf, startCollector } from './harness.ts';
-
-async function freePort(): Promise<number> {
-  for (let i = 0; i < 50; i++) {
-    const port = 20_000 + Math.floor(Math.random() * 20_000);
-    if ((await portFree(port)) && (await portFree(port + 1))) return port;
-  }
-  throw new Error('no free port pair found');
-}
 
 for (const client of KAFKA_CLIENTS)
   describe(`collector while its Kafka goes down and comes back (${client})`, () => {
@@ -42,7 +34,7 @@ for (const client of KAFKA_CLIENTS)
       mkdirSync(join(home, 'cache'), { recursive: true });
       // Reuse the cached broker jars: a second download would only cost time.
       symlinkSync(kafkaJarsDir(services.home), kafkaJarsDir(home));
-      const port = await freePort();
+      const port = await freePortRun(2);
       const config = loadServicesConfig({
         TOOLTRAIL_HOME: home,
         TOOLTRAIL_KAFKA_PORT: String(port),

@@ -6,12 +6,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pingClickHouse } from '../../../platform/clickhouse.ts';
 import { libchdbPath } from '../../../services/clickhouse/clickhouse.ts';
+import { freePort } from '../../../services/process.ts';
 
 const LAUNCHER = join(dirname(fileURLToPath(import.meta.url)), '../../../services/clickhouse/launch.py');
 const START_TIMEOUT_MS = 20_000;
@@ -21,19 +21,6 @@ export interface OwnClickHouse {
   /** The administrator (`default`, no password), who creates the schema. */
   admin: { user: string; password: string };
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() =>
-        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
-      );
-    });
-  });
 }
 
 const CONFIG_XML = `<clickhouse>

@@ -10,13 +10,13 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadMcpProxyConfig } from '../../../mcp-proxy/config.ts';
 import { type RunningProxy, startMcpProxy } from '../../../mcp-proxy/factory.ts';
 import { ROOT, serverBin } from '../../../testkit/mcp/proxy-client.ts';
+import { freePort } from '../../../services/process.ts';
 
 const compat = join(ROOT, 'test/compat/node22');
 const node22 = join(compat, 'node_modules/.bin/node');
@@ -46,17 +46,6 @@ async function startServer(args: string[], port: number): Promise<ChildProcess> 
     child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited ${code}: ${err}`)));
   });
   return child;
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 before(async () => {

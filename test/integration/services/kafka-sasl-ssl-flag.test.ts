@@ -10,7 +10,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { freePortRun } from '../../../cli/stack/processes.ts';
+import { freePortRun } from '../../../services/process.ts';
 import { loadConnectionSettings } from '../../../platform/connections.ts';
 import {
   createIdempotentProducer,
