@@ -119,4 +119,3 @@ export async function verifyDigests(
     notes,
   };
 }
-

@@ -6,10 +6,10 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort, freePortRun } from '../services/process.ts';
 import { PACKAGE_ROOT } from '../platform/package-root.ts';
 import { loadServicesConfig } from '../services/config.ts';
 import { type KafkaNodeService, kafkaClusterService, kafkaNodeServices } from '../services/kafka/cluster.ts';
+import { freePort, freePortRun } from '../services/process.ts';
 
 export interface PrivateKafkaCluster {
   home: string;

@@ -32,12 +32,12 @@ import { encodeExportTraceServiceRequest, type KeyValue, type Span } from '../..
 import { DEFAULT_RETENTION_DAYS } from '../../schema/config.ts';
 import { migrateUp } from '../../schema/migrations.ts';
 import { loadServicesConfig } from '../../services/config.ts';
+import { freePort } from '../../services/process.ts';
 import { postOtlp } from '../support/post-otlp.ts';
 import { type BenchFigure, printBenchReport, spread } from '../support/report.ts';
 import { localClickHouseCpu, processCpuMs } from '../support/server-cpu.ts';
 import { CACHE_DIR, ensureOtelcol, REPO_ROOT } from './build-otelcol.ts';
 import { otelClickHouseConfig, otelKafkaConfig, promCounter } from './otelcol-config.ts';
-import { freePort } from '../../services/process.ts';
 
 const SPANS_PER_REQUEST = 512;
 const SPANS_PER_TRACE = 8;

@@ -15,8 +15,8 @@ import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { loadMcpProxyConfig } from '../../../mcp-proxy/config.ts';
 import { type RunningProxy, startMcpProxy } from '../../../mcp-proxy/factory.ts';
-import { ROOT, serverBin } from '../../../testkit/mcp/proxy-client.ts';
 import { freePort } from '../../../services/process.ts';
+import { ROOT, serverBin } from '../../../testkit/mcp/proxy-client.ts';
 
 const compat = join(ROOT, 'test/compat/node22');
 const node22 = join(compat, 'node_modules/.bin/node');

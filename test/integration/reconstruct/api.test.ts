@@ -6,8 +6,8 @@ import { buildApiServer } from '../../../cli/api-server.ts';
 import { registerReconstructCommands } from '../../../cli/reconstruct.ts';
 import { TokenDirectory } from '../../../platform/auth/tokens.ts';
 import { ReconstructionSchema } from '../../../reconstruct/timeline.ts';
-import { ingestSpans } from '../../../testkit/ingest.ts';
 import { storeDetectedFinding } from '../../../testkit/findings.ts';
+import { ingestSpans } from '../../../testkit/ingest.ts';
 import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { runScenario, type Scenario } from './scenario.ts';
 

@@ -9,8 +9,8 @@ import type { FastifyInstance } from 'fastify';
 import { buildApiServer, startApiServer } from '../../../cli/api-server.ts';
 import { TokenDirectory } from '../../../platform/auth/tokens.ts';
 import { ReconstructionSchema } from '../../../reconstruct/timeline.ts';
-import { ingestSpans } from '../../../testkit/ingest.ts';
 import { storeDetectedFinding } from '../../../testkit/findings.ts';
+import { ingestSpans } from '../../../testkit/ingest.ts';
 import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { runScenario, type Scenario } from '../reconstruct/scenario.ts';
 

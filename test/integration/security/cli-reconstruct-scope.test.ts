@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { registerReconstructCommands } from '../../../cli/reconstruct.ts';
 import { type CliResult, runCliInProcess } from '../../../testkit/cli-in-process.ts';
-import { ingestSpans } from '../../../testkit/ingest.ts';
 import { storeDetectedFinding } from '../../../testkit/findings.ts';
+import { ingestSpans } from '../../../testkit/ingest.ts';
 import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { runScenario, type Scenario } from '../reconstruct/scenario.ts';
 

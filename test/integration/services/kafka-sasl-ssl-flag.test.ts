@@ -10,7 +10,6 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync } f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { freePortRun } from '../../../services/process.ts';
 import { loadConnectionSettings } from '../../../platform/connections.ts';
 import {
   createIdempotentProducer,
@@ -23,6 +22,7 @@ import {
 } from '../../../platform/kafka/index.ts';
 import { Secret } from '../../../platform/secret.ts';
 import { kafkaJarsDir } from '../../../services/kafka/kafka.ts';
+import { freePortRun } from '../../../services/process.ts';
 import { services, uniqueName } from '../../../testkit/services.ts';
 
 const repo = resolve(import.meta.dirname, '../../..');

@@ -69,7 +69,7 @@ function threeLanes() {
 
 describe('the output of lanes side by side', () => {
   it('streams the first lane and shows each other lane whole, in order, once the live one ended', () => {
-    const { out, o, a, b, c } = threeLanes();
+    const { out, a, b, c } = threeLanes();
     a.line('A');
     b.line('B');
     a.line('a1');
