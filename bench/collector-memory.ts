@@ -9,19 +9,21 @@
  *   node --import tsx bench/collector-memory.ts [--rounds 3] [--before a6e8512] [--sink kafka|discard]
  *       [--concurrent 16] [--concurrent-mib 16] [--slow 60] [--slow-mib 14] [--hold-ms 3000]
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { COLLECTOR_NODE_FLAGS } from '../collector/node-flags.ts';
 import { createKafkaClient, deleteTopics } from '../platform/kafka/index.ts';
 import { loadServicesConfig } from '../services/config.ts';
 import { toolSpansBody } from '../testkit/otlp-requests.ts';
-import { beforeWorktree, REPO_ROOT, removeWorktree } from './support/before-worktree.ts';
 import { printBenchReport, spread } from './support/report.ts';
+import { beforeWorktree } from './support/worktree.ts';
 
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const MiB = 1024 * 1024;
 /** Four credentials: one alone is held to its share; four can fill the whole budget. */
 const TOKENS = [0, 1, 2, 3].map((i) => `bench-memory-token-${i}-0123456789`);
@@ -218,9 +220,9 @@ type Side = 'before' | 'after';
 type Load = 'concurrent' | 'slow';
 
 async function main(): Promise<void> {
-  const before = beforeWorktree(String(args.before), 'memory');
-  const commit = execFileSync('git', ['-C', before, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-  const roots: Record<Side, string> = { before, after: REPO_ROOT };
+  const worktree = beforeWorktree(ROOT, String(args.before), join(ROOT, 'node_modules'));
+  const commit = worktree.commit;
+  const roots: Record<Side, string> = { before: worktree.dir, after: ROOT };
   const body = toolSpansBody(Number(args['concurrent-mib']) * MiB - 4096);
   const samples = new Map<string, Sample[]>();
   const kafka = sink === 'kafka' ? createKafkaClient({ brokers, clientId: 'bench-memory', quiet: true }) : undefined;
@@ -262,7 +264,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    removeWorktree(before);
+    worktree.remove();
   }
   const figures = [];
   for (const load of ['concurrent', 'slow'] as Load[]) {
