@@ -5,7 +5,8 @@
 // test is counted or the run fails: a file that ends before its summary or before reporting a test it announced is
 // named and fails it (scripts/test-tally.js). The files run in lanes side by side (scripts/test-lanes.js): the
 // files sharing the local services one at a time (TOOLTRAIL_TEST_CONCURRENCY, default 1), and beside them the unit
-// files (TOOLTRAIL_TEST_UNIT_CONCURRENCY, default 2) then the self-contained ones (their own services).
+// files (TOOLTRAIL_TEST_UNIT_CONCURRENCY, default 2); the self-contained ones (their own services) go to whichever
+// lane is free, one file at a time each.
 import { spawn, spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
@@ -23,7 +24,7 @@ if (major < 22) {
 }
 
 // The files that took longest, printed before the summary: where CI's time goes.
-const SLOWEST_SHOWN = 8;
+const SLOWEST_SHOWN = 15;
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const args = process.argv.slice(2);
@@ -57,8 +58,9 @@ if (files.length === 0) {
 }
 
 let lanes;
+let pool;
 try {
-  lanes = planLanes(files, (f) => readHead(join(root, f)));
+  ({ lanes, pool } = planLanes(files, (f) => readHead(join(root, f))));
 } catch (err) {
   console.error(`tests: ${err.message}`);
   process.exit(1);
@@ -135,7 +137,8 @@ function runStage(stage, write) {
       for (const l of lines) write(l);
       if (summary) summaries.push(summary);
       if (tally === undefined) {
-        console.error(`tests: the runner of the ${stage.kind} files ended without its tally: none of them is counted`);
+        const which = stage.kind === 'self-contained' ? stage.files[0] : `the ${stage.kind} files`;
+        console.error(`tests: the runner of ${which} ended without its tally: none of them is counted`);
       } else tallies.push(tally);
       if (code !== 0 || tally === undefined) failedProcesses++;
       resolveStage();
@@ -143,9 +146,9 @@ function runStage(stage, write) {
   });
 }
 
-const stageCount = lanes.reduce((n, l) => n + l.stages.length, 0);
-
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+// One runner process alone needs no heading.
+const processes = lanes.reduce((n, l) => n + l.stages.length, 0) + pool.length;
 
 async function runLane(lane) {
   const out = output.lane();
@@ -153,13 +156,23 @@ async function runLane(lane) {
   const times = [];
   for (const stage of lane.stages) {
     if (stopped) break;
-    if (stageCount > 1) out.line(`▷ ${stage.files.length} ${stage.kind} files, ${stage.concurrency} at a time`);
+    if (processes > 1) out.line(`▷ ${stage.files.length} ${stage.kind} files, ${stage.concurrency} at a time`);
     const s0 = Date.now();
     await runStage(stage, out.line);
     times.push(`${stage.kind} ${seconds(Date.now() - s0)}`);
   }
-  const detail = times.length > 1 ? ` (${times.join(', ')})` : '';
-  laneTimes.push(`ℹ lane ${lane.name}: ${seconds(Date.now() - t0)}${detail}`);
+  // Then the self-contained files, the next one free each time, until none is left.
+  const own = { ms: 0, files: 0 };
+  while (pool.length > 0 && !stopped) {
+    const file = pool.shift();
+    if (processes > 1) out.line(`▷ self-contained ${file}`);
+    const s0 = Date.now();
+    await runStage({ kind: 'self-contained', files: [file], concurrency: 1 }, out.line);
+    own.ms += Date.now() - s0;
+    own.files++;
+  }
+  if (own.files > 0) times.push(`self-contained ${seconds(own.ms)}: ${own.files} files`);
+  laneTimes.push(`ℹ lane ${lane.name}: ${seconds(Date.now() - t0)} (${times.join(', ')})`);
   out.end();
 }
 

@@ -24,32 +24,48 @@ describe('the lane of a test file', () => {
 });
 
 describe('the plan of a run', () => {
-  const files = ['test/integration/a.test.ts', 'test/unit/b.test.ts', 'test/e2e/soak.test.ts'];
-  const headOf = (f: string) => (f.includes('soak') ? MARKED : '');
-  const shape = (env: NodeJS.ProcessEnv) =>
-    planLanes(files, headOf, env).map((l) => l.stages.map((s) => `${s.kind}:${s.files.join('+')}@${s.concurrency}`));
+  const files = ['test/integration/a.test.ts', 'test/unit/b.test.ts', 'test/e2e/soak.test.ts', 'test/e2e/x.test.ts'];
+  const headOf = (f: string) => (f.includes('soak') || f.includes('x.test') ? MARKED : '');
+  const shape = (env: NodeJS.ProcessEnv, of = files) => {
+    const { lanes, pool } = planLanes(of, headOf, env);
+    return {
+      lanes: lanes.map((l) => `${l.name}: ${l.stages.map((s) => `${s.kind}:${s.files.join('+')}@${s.concurrency}`)}`),
+      pool,
+    };
+  };
 
-  it('by default runs the shared files one at a time, beside them the unit files two at a time then the self-contained', () => {
-    assert.deepEqual(shape({}), [
-      ['shared:test/integration/a.test.ts@1'],
-      ['unit:test/unit/b.test.ts@2', 'self-contained:test/e2e/soak.test.ts@1'],
-    ]);
+  it('by default runs the shared files one at a time and beside them the unit files two at a time; the self-contained go to whichever lane is free', () => {
+    assert.deepEqual(shape({}), {
+      lanes: ['shared: shared:test/integration/a.test.ts@1', 'unit: unit:test/unit/b.test.ts@2'],
+      pool: ['test/e2e/soak.test.ts', 'test/e2e/x.test.ts'],
+    });
   });
 
   it('takes its concurrencies from the environment, and TOOLTRAIL_TEST_LANES=sequential makes one lane', () => {
-    assert.deepEqual(shape({ TOOLTRAIL_TEST_CONCURRENCY: '3', TOOLTRAIL_TEST_UNIT_CONCURRENCY: '4' }), [
-      ['shared:test/integration/a.test.ts@3'],
-      ['unit:test/unit/b.test.ts@4', 'self-contained:test/e2e/soak.test.ts@1'],
+    assert.deepEqual(shape({ TOOLTRAIL_TEST_CONCURRENCY: '3', TOOLTRAIL_TEST_UNIT_CONCURRENCY: '4' }).lanes, [
+      'shared: shared:test/integration/a.test.ts@3',
+      'unit: unit:test/unit/b.test.ts@4',
     ]);
-    assert.deepEqual(shape({ TOOLTRAIL_TEST_LANES: 'sequential' }), [
-      ['unit:test/unit/b.test.ts@2', 'self-contained:test/e2e/soak.test.ts@1', 'shared:test/integration/a.test.ts@1'],
-    ]);
+    assert.deepEqual(shape({ TOOLTRAIL_TEST_LANES: 'sequential' }), {
+      lanes: ['unit then shared: unit:test/unit/b.test.ts@2,shared:test/integration/a.test.ts@1'],
+      pool: ['test/e2e/soak.test.ts', 'test/e2e/x.test.ts'],
+    });
   });
 
-  it('leaves out a lane with no files', () => {
+  it('leaves out a lane with no files, and fills the width with lanes that take self-contained files at once', () => {
+    assert.deepEqual(shape({}, ['test/unit/b.test.ts']), { lanes: ['unit: unit:test/unit/b.test.ts@2'], pool: [] });
+    assert.deepEqual(shape({}, ['test/integration/a.test.ts', 'test/e2e/soak.test.ts']).lanes, [
+      'shared: shared:test/integration/a.test.ts@1',
+      'self-contained: ',
+    ]);
+    assert.deepEqual(shape({}, ['test/e2e/soak.test.ts']).lanes, ['self-contained: ']);
+    assert.deepEqual(shape({}, ['test/e2e/soak.test.ts', 'test/e2e/x.test.ts']).lanes, [
+      'self-contained: ',
+      'self-contained: ',
+    ]);
     assert.deepEqual(
-      planLanes(['test/unit/b.test.ts'], () => '', {}).map((l) => l.name),
-      ['unit'],
+      shape({ TOOLTRAIL_TEST_LANES: 'sequential' }, ['test/e2e/soak.test.ts', 'test/e2e/x.test.ts']).lanes,
+      ['self-contained: '],
     );
   });
 

@@ -45,13 +45,31 @@ describe('scripts/test.js: files in lanes, one count for the run', () => {
     const r = runTests(fixture('two-tests'), fixture('self-contained'));
     assert.equal(r.status, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /^▷ 1 unit files, 2 at a time$/m);
-    assert.match(r.stdout, /^▷ 1 self-contained files, 1 at a time$/m);
+    assert.match(r.stdout, /^▷ self-contained test\/unit\/foundation\/fixtures\/self-contained\.fixture\.ts$/m);
     assert.match(r.stdout, /✔ counted from its own lane/);
     assert.deepEqual(r.stdout.match(/^ℹ tests \d+$/gm), ['ℹ tests 3'], 'one summary, for both lanes');
     assert.match(r.stdout, /^ℹ pass 3$/m);
     assert.match(r.stdout, /^ℹ slow [\d.]+ s test\/unit\/foundation\/fixtures\/self-contained\.fixture\.ts$/m);
     const lines = r.stdout.trimEnd().split('\n');
     assert.equal(lines.at(-1), '3 passed, 0 failed, 0 skipped', 'the closing line is last');
+  });
+
+  it('the self-contained files are shared out between the lanes, one process each, every one counted once', () => {
+    const r = runTests(fixture('two-tests'), fixture('self-contained'), fixture('self-contained-second'));
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    for (const name of ['self-contained', 'self-contained-second']) {
+      assert.equal(r.stdout.match(new RegExp(`^▷ self-contained .*/${name}\\.fixture\\.ts$`, 'gm'))?.length, 1, name);
+    }
+    const taken = [...r.stdout.matchAll(/^ℹ lane .*self-contained [\d.]+ s: (\d+) files\)$/gm)].map((m) =>
+      Number(m[1]),
+    );
+    assert.equal(
+      taken.reduce((a, b) => a + b, 0),
+      2,
+      `the lanes' own counts add up to the two files: ${r.stdout}`,
+    );
+    assert.deepEqual(r.stdout.match(/^ℹ tests \d+$/gm), ['ℹ tests 4'], 'one summary, for every process');
+    assert.equal(r.stdout.trimEnd().split('\n').at(-1), '4 passed, 0 failed, 0 skipped');
   });
 
   it('a file that dies in one runner process is named and fails the run, the other process still counted', () => {
@@ -65,7 +83,9 @@ describe('scripts/test.js: files in lanes, one count for the run', () => {
 
 describe('scripts/test.js stopped by a signal', () => {
   it('fails the run, saying so, and starts no further stage', async () => {
-    const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+    // One lane: the self-contained file would come after the unit one.
+    const { NODE_TEST_CONTEXT: _, ...rest } = process.env;
+    const env = { ...rest, TOOLTRAIL_TEST_LANES: 'sequential' };
     const child = spawn(
       process.execPath,
       ['scripts/test.js', '--no-services', fixture('waits'), fixture('self-contained')],
@@ -80,7 +100,7 @@ describe('scripts/test.js stopped by a signal', () => {
     const [code] = await once(child, 'close');
     assert.equal(code, 1, stdout);
     assert.match(stdout, /^tests: stopped by SIGTERM: the run fails$/m);
-    assert.doesNotMatch(stdout, /counted from its own lane/, 'the self-contained stage never started');
+    assert.doesNotMatch(stdout, /counted from its own lane/, 'the self-contained file never started');
   });
 });
 
