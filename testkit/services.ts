@@ -18,8 +18,11 @@ export function uniqueName(prefix: string): string {
   return `${prefix}_${Date.now().toString(36)}_${randomBytes(3).toString('hex')}`;
 }
 
+// A first fetch on a loaded machine (CI runs two lanes of tests on 2 cores) can take seconds: a 2 s ping failed there.
+const PING_TIMEOUT_MS = 15_000;
+
 export async function requireClickHouse(): Promise<void> {
-  if (!(await pingClickHouse(services.clickhouse.url))) {
+  if (!(await pingClickHouse(services.clickhouse.url, PING_TIMEOUT_MS))) {
     throw new Error(`ClickHouse is not reachable at ${services.clickhouse.url}: ${HOW}`);
   }
 }

@@ -4,15 +4,12 @@
  * history (no compaction: a later forged note cannot replace an earlier one); `latestWitnessed` reads it to its end
  * and returns the newest note of each log for `tooltrail checkpoint verify --from-kafka`. Only platform/kafka is used.
  */
-import {
-  createIdempotentProducer,
-  createKafkaClient,
-  ensureTopics,
-  type KafkaClient,
-  type KafkaSecurity,
-  readTopic,
-} from '../../platform/kafka/index.ts';
+import type { KafkaClient, KafkaSecurity } from '../../platform/kafka/index.ts';
 import type { PublishedCheckpoint, WitnessSink } from './witness.ts';
+
+// Loaded on first use: every writer builds its recorder from this module, and the Kafka clients cost ~2 s of CPU to
+// load where no Kafka witness is configured (a direct `tooltrail up`, the demo, each writer life of a test).
+const kafkaModule = () => import('../../platform/kafka/index.ts');
 
 export interface KafkaWitnessConfig {
   topic: string;
@@ -20,8 +17,8 @@ export interface KafkaWitnessConfig {
   security?: KafkaSecurity | undefined;
 }
 
-const client = (c: KafkaWitnessConfig, id: string): KafkaClient =>
-  createKafkaClient({
+const client = async (c: KafkaWitnessConfig, id: string): Promise<KafkaClient> =>
+  (await kafkaModule()).createKafkaClient({
     brokers: c.brokers,
     clientId: id,
     ...(c.security ? { security: c.security } : {}),
@@ -35,7 +32,8 @@ export function kafkaWitness(c: KafkaWitnessConfig): WitnessSink {
   return {
     name: `kafka:${c.topic}`,
     async publish(cp) {
-      const kafka = client(c, 'tooltrail-witness');
+      const { createIdempotentProducer, ensureTopics } = await kafkaModule();
+      const kafka = await client(c, 'tooltrail-witness');
       if (!topicReady) {
         await ensureTopics(kafka, [{ topic: c.topic, numPartitions: 1 }]);
         topicReady = true;
@@ -68,8 +66,9 @@ export async function latestWitnessed(
 ): Promise<Map<string, PublishedCheckpoint>> {
   const latest = new Map<string, PublishedCheckpoint>();
   try {
+    const { readTopic } = await kafkaModule();
     await readTopic(
-      client(c, 'tooltrail-witness-reader'),
+      await client(c, 'tooltrail-witness-reader'),
       c.topic,
       (m) => {
         const tenant = header(m.headers['tooltrail-tenant']);

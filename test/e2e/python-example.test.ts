@@ -1,3 +1,4 @@
+// test-lane: self-contained (a fresh database, a collector on a free port, pages to a file of its own; scripts/test-lanes.js)
 /**
  * The README's Python example (examples/python/agent.py) runs as written against the real collector and ClickHouse,
  * with the real OpenTelemetry Python SDK installed from PyPI (examples/python/requirements.txt) into a virtual
@@ -29,7 +30,12 @@ let pagesDir: string;
 before(async () => {
   pagesDir = mkdtempSync(join(tmpdir(), 'tt-python-'));
   stack = await startStack({
-    services: { ...services, alertmanager: { ...services.alertmanager, mode: 'local', url: 'http://127.0.0.1:1' } },
+    // The shared ClickHouse as the user's own (used, never started or stopped); pages to a file of this test.
+    services: {
+      ...services,
+      clickhouse: { ...services.clickhouse, mode: 'external' },
+      alertmanager: { ...services.alertmanager, mode: 'local', url: 'http://127.0.0.1:1' },
+    },
     schema: { database, retentionDays: DEFAULT_RETENTION_DAYS },
     mode: 'direct',
     collector: { host: '127.0.0.1', port: 0, tokens: [{ token: TOKEN, tenant: 'acme' }] },

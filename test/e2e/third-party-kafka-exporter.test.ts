@@ -1,3 +1,4 @@
+// test-lane: self-contained (a fresh database, its own topics and group, free ports; scripts/test-lanes.js)
 /**
  * The third-party exporter case, end to end, through the commands a user runs: spans of the plain OpenTelemetry
  * Python SDK, encoded by its own OTLP protobuf encoder and produced to the topic of `tooltrail up --kafka` by
@@ -46,6 +47,9 @@ const env = (extra: Record<string, string> = {}): NodeJS.ProcessEnv => ({
   TOOLTRAIL_INGEST_DLQ_TOPIC: dlqTopic,
   TOOLTRAIL_INGEST_GROUP_ID: group,
   TOOLTRAIL_CLICKHOUSE_DATABASE: database,
+  // The shared broker and ClickHouse named as the user's own: `up` uses them, never starts or stops them.
+  TOOLTRAIL_KAFKA_BROKERS: services.kafka.brokers.join(','),
+  TOOLTRAIL_CLICKHOUSE_URL: services.clickhouse.url,
   // Pages stay in a file: nothing listens here.
   TOOLTRAIL_ALERTMANAGER_URL: 'http://127.0.0.1:9',
   NO_COLOR: '1',

@@ -1,3 +1,4 @@
+// test-lane: self-contained (a fresh database on the shared ClickHouse, nothing else shared; scripts/test-lanes.js)
 /**
  * A restarted writer continues its chain from the head stored in ClickHouse, so `verify` stays clean on untouched
  * data across restarts: the head is read back in numeric order (seq 10 sorts before 9 as text).
