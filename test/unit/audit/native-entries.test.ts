@@ -211,13 +211,15 @@ describe('the native row hasher', () => {
       }
     };
     let tried = 0;
+    // The corrupted table alone: the other's entries are the same on both sides whatever the corruption.
+    const none = { rows: 0, body: Buffer.alloc(0) };
     for (const table of ['toolCalls', 'spans'] as const) {
       const body = b[table].body;
       for (let at = 0; at < body.length; at += 5) {
         for (const value of [0xff, body[at]! ^ 0x01]) {
           const bad = Buffer.from(body);
           bad[at] = value;
-          const x = { ...b, [table]: { rows: b[table].rows, body: bad } };
+          const x = { toolCalls: none, warnings: none, spans: none, [table]: { rows: b[table].rows, body: bad } };
           assert.equal(outcome(x, nativeRowHasher), outcome(x, null), `${table} byte ${at} = ${value}`);
           tried++;
         }
