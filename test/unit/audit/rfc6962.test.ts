@@ -20,11 +20,26 @@ const sha = (...parts: Uint8Array[]) => {
   return h.digest();
 };
 const k = (n: number) => 2 ** Math.ceil(Math.log2(n) - 1);
+// MTH of a list of leaf objects is hashed once (the proofs below ask for the same subtrees many times over).
+const leafIds = new WeakMap<Buffer, number>();
+let leavesSeen = 0;
+function idOf(b: Buffer): number {
+  const known = leafIds.get(b);
+  if (known !== undefined) return known;
+  leafIds.set(b, leavesSeen);
+  return leavesSeen++;
+}
+const mthOfList = new Map<string, Buffer>();
 function mth(d: readonly Buffer[]): Buffer {
   if (d.length === 0) return sha();
   if (d.length === 1) return sha(Buffer.from([0]), d[0]!);
+  const key = d.map(idOf).join(',');
+  const known = mthOfList.get(key);
+  if (known) return known;
   const s = k(d.length);
-  return sha(Buffer.from([1]), mth(d.slice(0, s)), mth(d.slice(s)));
+  const h = sha(Buffer.from([1]), mth(d.slice(0, s)), mth(d.slice(s)));
+  mthOfList.set(key, h);
+  return h;
 }
 function path(m: number, d: readonly Buffer[]): Buffer[] {
   if (d.length === 1) return [];
