@@ -3,7 +3,8 @@
  * The producer against a real 3-broker cluster (RF 3, min.insync.replicas 2) while leadership moves: a broker
  * leading partitions is killed -9 in the middle of sends that span every broker, and a partition is reassigned off
  * its leader. Whatever `send` acknowledged must be in the topic, read back from the beginning. On each client
- * (KAFKA_CLIENTS), one topic each on one cluster.
+ * (KAFKA_CLIENTS), one topic each on one cluster, both clients sending through the same faults (one broker kill and
+ * its rejoin serve both: a second kill would only repeat the wait for the ISR).
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -38,12 +39,17 @@ async function until(what: string, check: () => Promise<boolean>, timeoutMs = 90
 
 let cluster: PrivateKafkaCluster;
 
-before(async () => {
-  cluster = await startPrivateKafkaCluster(3);
-});
-after(async () => {
-  await cluster?.close();
-});
+/** What one client's send loops saw while the faults ran. */
+interface ClientRun {
+  kafka: KafkaClient;
+  topic: string;
+  acked: string[];
+  failedSends: number;
+  ackedAfterKill: number;
+  before: PartitionState[];
+  during: PartitionState[];
+}
+const runs = new Map<KafkaClientKind, ClientRun>();
 
 /** A client of `kind` on the cluster, with `topic` created and every partition led and fully in sync. */
 async function clientWithTopic(kind: KafkaClientKind, topic: string): Promise<KafkaClient> {
@@ -77,86 +83,123 @@ async function readBack(kafka: KafkaClient, topic: string): Promise<Set<string>>
   return seen;
 }
 
+/** Like the collector's sink: a few producers, each with one send in flight, each send spanning every partition. */
+async function startSending(run: ClientRun, killed: () => boolean): Promise<() => Promise<void>> {
+  const producers = Array.from({ length: 3 }, () => createIdempotentProducer(run.kafka, { retries: 10 }));
+  await Promise.all(producers.map((p) => p.connect()));
+  let running = true;
+  let n = 0;
+  const loops = producers.map(async (producer, slot) => {
+    while (running) {
+      const values = Array.from({ length: 24 }, () => `m-${slot}-${n++}`);
+      try {
+        await producer.send(
+          run.topic,
+          values.map((v) => ({ key: v, value: Buffer.from(v) })),
+        );
+        run.acked.push(...values);
+        if (killed()) run.ackedAfterKill++;
+      } catch {
+        run.failedSends++; // not acknowledged: the caller sends again (the collector answers 503)
+      }
+    }
+  });
+  return async () => {
+    running = false;
+    await Promise.all(loops);
+    await Promise.all(producers.map((p) => p.disconnect()));
+  };
+}
+
+const allStates = async (): Promise<PartitionState[][]> =>
+  Promise.all([...runs.values()].map((r) => partitionStates(r.kafka, r.topic)));
+
+before(
+  async () => {
+    cluster = await startPrivateKafkaCluster(3);
+    for (const client of KAFKA_CLIENTS) {
+      const topic = `failover-${client}`;
+      const kafka = await clientWithTopic(client, topic);
+      runs.set(client, { kafka, topic, acked: [], failedSends: 0, ackedAfterKill: 0, before: [], during: [] });
+    }
+    let killed = false;
+    const stops = await Promise.all([...runs.values()].map((r) => startSending(r, () => killed)));
+    try {
+      await sleep(2_000);
+      const list = [...runs.values()];
+      for (const r of list) r.before = await partitionStates(r.kafka, r.topic);
+      // The broker leading the most partitions among those leading some of every topic: each client sees a move.
+      const leads = (id: number, r: ClientRun) => r.before.filter((p) => p.leader === id).length;
+      const victim = cluster.nodes
+        .map((x) => x.node.id)
+        .filter((id) => list.every((r) => leads(id, r) > 0))
+        .sort((a, b) => list.reduce((t, r) => t + leads(b, r) - leads(a, r), 0))[0];
+      assert.ok(victim !== undefined, 'a broker leads partitions of every topic');
+      const node = cluster.nodes.find((x) => x.node.id === victim)!;
+      await node.kill9();
+      killed = true;
+      await until('leaders off the killed broker', async () => {
+        const states = await allStates();
+        list.forEach((r, i) => {
+          r.during = states[i]!;
+        });
+        return states.every((parts) => parts.every((p) => p.leader !== victim && p.leader >= 0));
+      });
+      await sleep(2_000);
+      await node.up();
+      await until('the restarted broker back in every ISR', async () =>
+        (await allStates()).every((parts) => parts.every((p) => p.isr.length === 3)),
+      );
+
+      // A partition off its leader: the old leader answers NOT_LEADER_OR_FOLLOWER to the sends in flight.
+      const moved = await Promise.all(
+        list.map(async (r) => {
+          const p0 = (await partitionStates(r.kafka, r.topic))[0]!;
+          await reassignPartition(
+            r.kafka,
+            r.topic,
+            0,
+            p0.replicas.filter((x) => x !== p0.leader),
+          );
+          return p0.leader;
+        }),
+      );
+      await until('partition 0 reassigned off its leader', async () => {
+        for (const [i, r] of list.entries()) {
+          const q = (await partitionStates(r.kafka, r.topic))[0]!;
+          if ((await reassignmentsInProgress(r.kafka, r.topic)).length > 0 || q.leader === moved[i]) return false;
+        }
+        return true;
+      });
+      await sleep(1_000);
+    } finally {
+      // Also when a step above failed: the send loops must end, or the test process never exits.
+      await Promise.all(stops.map((stop) => stop()));
+    }
+  },
+  { timeout: 600_000 },
+);
+after(async () => {
+  await cluster?.close();
+});
+
 for (const client of KAFKA_CLIENTS)
   describe(`producer on a leader failover (real 3-broker cluster, ${client})`, () => {
-    const topic = `failover-${client}`;
     test('every message an idempotent send acknowledged is in the topic after its leader is killed -9 mid-send and a partition is reassigned', {
       timeout: 420_000,
     }, async () => {
-      const kafka = await clientWithTopic(client, topic);
-      // Like the collector's sink: a few producers, each with one send in flight, each send spanning every partition.
-      const producers = Array.from({ length: 3 }, () => createIdempotentProducer(kafka, { retries: 10 }));
-      await Promise.all(producers.map((p) => p.connect()));
-      const acked: string[] = [];
-      let failedSends = 0;
-      let ackedAfterKill = 0;
-      let killed = false;
-      let running = true;
-      let n = 0;
-      const loops = producers.map(async (producer, slot) => {
-        while (running) {
-          const values = Array.from({ length: 24 }, () => `m-${slot}-${n++}`);
-          try {
-            await producer.send(
-              topic,
-              values.map((v) => ({ key: v, value: Buffer.from(v) })),
-            );
-            acked.push(...values);
-            if (killed) ackedAfterKill++;
-          } catch {
-            failedSends++; // not acknowledged: the caller sends again (the collector answers 503)
-          }
-        }
-      });
-
-      let before: PartitionState[] = [];
-      let during: PartitionState[] = [];
-      try {
-        await sleep(2_000);
-        before = await partitionStates(kafka, topic);
-        const led = new Map<number, number>();
-        for (const p of before) led.set(p.leader, (led.get(p.leader) ?? 0) + 1);
-        const victim = [...led.entries()].sort((a, b) => b[1] - a[1])[0]![0];
-        const node = cluster.nodes.find((x) => x.node.id === victim)!;
-        await node.kill9();
-        killed = true;
-        await until('leaders off the killed broker', async () => {
-          during = await partitionStates(kafka, topic);
-          return during.every((p) => p.leader !== victim && p.leader >= 0);
-        });
-        await sleep(2_000);
-        await node.up();
-        await until('the restarted broker back in every ISR', async () =>
-          (await partitionStates(kafka, topic)).every((p) => p.isr.length === 3),
-        );
-
-        // A partition off its leader: the old leader answers NOT_LEADER_OR_FOLLOWER to the sends in flight.
-        const p0 = (await partitionStates(kafka, topic))[0]!;
-        const rest = p0.replicas.filter((r) => r !== p0.leader);
-        await reassignPartition(kafka, topic, 0, rest);
-        await until('partition 0 reassigned off its leader', async () => {
-          const q = (await partitionStates(kafka, topic))[0]!;
-          return (await reassignmentsInProgress(kafka, topic)).length === 0 && q.leader !== p0.leader;
-        });
-        await sleep(1_000);
-      } finally {
-        // Also when a step above failed: the send loops must end, or the test process never exits.
-        running = false;
-        await Promise.all(loops);
-        await Promise.all(producers.map((p) => p.disconnect()));
-      }
-
+      const run = runs.get(client)!;
       assert.ok(
-        during.some((p) => before.find((q) => q.partition === p.partition)?.leader !== p.leader),
+        run.during.some((p) => run.before.find((q) => q.partition === p.partition)?.leader !== p.leader),
         'a leader moved',
       );
-      assert.ok(ackedAfterKill > 0, 'sends were acknowledged after the kill');
-      const stored = await readBack(kafka, topic);
-      const missing = acked.filter((v) => !stored.has(v));
+      assert.ok(run.ackedAfterKill > 0, 'sends were acknowledged after the kill');
+      const stored = await readBack(run.kafka, run.topic);
+      const missing = run.acked.filter((v) => !stored.has(v));
       assert.deepEqual(
         missing.slice(0, 20),
         [],
-        `${missing.length} of ${acked.length} acknowledged messages are not in the topic (${failedSends} sends failed)`,
+        `${missing.length} of ${run.acked.length} acknowledged messages are not in the topic (${run.failedSends} sends failed)`,
       );
     });
   });
