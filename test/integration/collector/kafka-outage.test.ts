@@ -20,29 +20,41 @@ import { services } from '../../../testkit/services.ts';
 import { TOKEN_A } from '../../unit/collector/fixtures.ts';
 import { body, type RunningCollector, readTopicUntil, spanIdsOf, startCollector } from './harness.ts';
 
+// One broker for both clients: each test stops it and starts it again, so a second broker would only cost its start.
+let home: string;
+let broker: ManagedService;
+let brokers: string[];
+
+before(async () => {
+  home = mkdtempSync(join(tmpdir(), 'tooltrail-collector-outage-'));
+  mkdirSync(join(home, 'cache'), { recursive: true });
+  // Reuse the cached broker jars: a second download would only cost time.
+  symlinkSync(kafkaJarsDir(services.home), kafkaJarsDir(home));
+  const port = await freePortRun(2);
+  const config = loadServicesConfig({
+    TOOLTRAIL_HOME: home,
+    TOOLTRAIL_KAFKA_PORT: String(port),
+    TOOLTRAIL_KAFKA_CONTROLLER_PORT: String(port + 1),
+  });
+  brokers = config.kafka.brokers;
+  broker = kafkaService(config);
+  await broker.up();
+});
+
+after(async () => {
+  await broker?.down();
+  if (home) rmSync(home, { recursive: true, force: true });
+});
+
 for (const client of KAFKA_CLIENTS)
   describe(`collector while its Kafka goes down and comes back (${client})`, () => {
-    let home: string;
-    let broker: ManagedService;
-    let brokers: string[];
     let running: RunningCollector;
     let kafka: KafkaClient;
-    const topic = 'otlp_spans_outage';
+    // A topic per client: each reads back only what its own collector acknowledged.
+    const topic = `otlp_spans_outage_${client}`;
 
     before(async () => {
-      home = mkdtempSync(join(tmpdir(), 'tooltrail-collector-outage-'));
-      mkdirSync(join(home, 'cache'), { recursive: true });
-      // Reuse the cached broker jars: a second download would only cost time.
-      symlinkSync(kafkaJarsDir(services.home), kafkaJarsDir(home));
-      const port = await freePortRun(2);
-      const config = loadServicesConfig({
-        TOOLTRAIL_HOME: home,
-        TOOLTRAIL_KAFKA_PORT: String(port),
-        TOOLTRAIL_KAFKA_CONTROLLER_PORT: String(port + 1),
-      });
-      brokers = config.kafka.brokers;
-      broker = kafkaService(config);
-      await broker.up();
+      await broker.up(); // a no-op when running; after a test that failed while it was down, up again
       kafka = createKafkaClient({ brokers, clientId: 'collector-outage-test', quiet: true, client });
       running = await startCollector({
         kafka: {
@@ -59,8 +71,6 @@ for (const client of KAFKA_CLIENTS)
 
     after(async () => {
       await running?.close();
-      await broker?.down();
-      if (home) rmSync(home, { recursive: true, force: true });
     });
 
     const post = (spanCount = 3) => {
