@@ -286,8 +286,11 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
  * tool_calls become visible before the insert has finished filling the detectors' tables (materialized views), so
  * "stored" also means: no batch of this consumer group is still between its recorded intent and its completion.
  */
+const INGEST_IDLE_MS = 120_000;
+
 async function waitForIngest(ch: ClickHouseClient, database: string, group: string, atLeast: number): Promise<void> {
-  const deadline = Date.now() + 60_000;
+  // A loaded machine slows the ingest's group join and inserts: the wait lasts while rows keep arriving.
+  let deadline = Date.now() + INGEST_IDLE_MS;
   let stored = 0;
   while (Date.now() < deadline) {
     const rs = await ch.query({
@@ -298,9 +301,13 @@ async function waitForIngest(ch: ClickHouseClient, database: string, group: stri
       format: 'JSONEachRow',
     });
     const [row] = await rs.json<{ n: string; in_flight: string }>();
-    stored = Number(row?.n ?? 0);
-    if (stored >= atLeast && Number(row?.in_flight ?? 1) === 0) return;
+    const now = Number(row?.n ?? 0);
+    if (now >= atLeast && Number(row?.in_flight ?? 1) === 0) return;
+    if (now > stored) deadline = Date.now() + INGEST_IDLE_MS;
+    stored = now;
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`the ingest stored ${stored} of the demo's ${atLeast} spans within 60 s`);
+  throw new Error(
+    `the ingest stored ${stored} of the demo's ${atLeast} spans, none more in the last ${INGEST_IDLE_MS / 1000} s`,
+  );
 }

@@ -14,7 +14,8 @@ import { managedService } from '../managed-service.ts';
 import { assertPortsFree, commandExists, portOpen, processPaths, startDetached, waitHealthy } from '../process.ts';
 import type { ManagedService } from '../service.ts';
 
-const START_TIMEOUT_MS = 30_000;
+/** Generous for a loaded machine: a healthy server answers in a second, and the wait ends then. */
+const START_TIMEOUT_MS = 90_000;
 const DEBIAN_ROOT = '/usr/lib/postgresql';
 const RUN_AS = 'postgres';
 const INSTALL = 'apt-get install postgresql (Debian), or set TOOLTRAIL_POSTGRES_URL to your PostgreSQL server';
