@@ -51,7 +51,12 @@ for (const client of KAFKA_CLIENTS)
           `SELECT countIf(s = 1) AS n FROM (SELECT first_offset, max(state) AS s FROM ${db}.ingest_batches GROUP BY partition, first_offset)`,
         );
         assert.ok(stored >= 6, `expected several stored batches, got ${stored}`);
-        assert.equal(await metricValue(ingest.metrics.rowsWritten, { table: 'tool_calls' }), 600);
+        // The counter moves once the insert's answer is in, a moment after its rows are visible.
+        const written = () => metricValue(ingest.metrics.rowsWritten, { table: 'tool_calls' });
+        for (const end = Date.now() + 10_000; (await written()) < 600 && Date.now() < end; ) {
+          await new Promise((r) => setTimeout(r, 50));
+        }
+        assert.equal(await written(), 600);
       } finally {
         await ingest.stop();
       }
