@@ -1,16 +1,16 @@
 /**
  * Ingest benchmark, on this machine's real Kafka and ClickHouse:
  *
- * 1. Throughput: rows/s from a pre-filled topic (collector-shaped messages: one trace of 8 tool spans plus its
- *    parent span per message) into ClickHouse by `tooltrail ingest` (exactly-once path: batch log, dedup tokens,
- *    commits), timed from the first rows visible to the last (the consumer group join before is start-up, printed
+ * 1. Throughput: rows/s from a pre-filled topic (collector-shaped messages: one trace of 8 tool spans, or
+ *    `--spans-per-message`, plus its parent span per message) into ClickHouse by `tooltrail ingest` (exactly-once
+ *    path: batch log, dedup tokens, commits), timed from the first rows visible to the last (the consumer group join before is start-up, printed
  *    apart with the rate counting it). Baseline in the same run: the ingest's ClickHouse writer alone inserting the same rows already
  *    flattened in memory (no Kafka, no protobuf decode, no bookkeeping) -- the ceiling the consumer can approach.
  * 2. End-to-end latency at a steady rate (default 5,000 spans/s): span sent to the collector (OTLP/HTTP protobuf,
  *    Kafka sink) -> row visible to a ClickHouse query; p50/p99. Collector and ingest run as child processes.
  * 3. Bytes on disk per tool call after `OPTIMIZE ... FINAL`.
  *
- *   node --import tsx bench/ingest-throughput.ts [--rows 200000] [--rounds 3] [--rate 5000] [--seconds 20]
+ *   node --import tsx bench/ingest-throughput.ts [--rows 200000] [--spans-per-message 8] [--rounds 3] [--rate 5000] [--seconds 20]
  *     [--skip-latency] [--digests]   (--digests: record audit digests in the ingest rounds, as `tooltrail ingest` does)
  *     [--clients kafkajs,platformatic]
  *
@@ -56,12 +56,13 @@ import { postOtlp } from './support/post-otlp.ts';
 import { type BenchFigure, printBenchReport, spread } from './support/report.ts';
 import { localClickHouseCpu } from './support/server-cpu.ts';
 
-const SPANS_PER_MESSAGE = 8;
 const PARTITIONS = 3;
 
 const { values: args } = parseArgs({
   options: {
     rows: { type: 'string', default: '200000' },
+    /** Tool spans per message (one trace each): 8 as an SDK batch of small traces; 200 as the cluster soak's requests. */
+    'spans-per-message': { type: 'string', default: '8' },
     rounds: { type: 'string', default: '3' },
     rate: { type: 'string', default: '5000' },
     seconds: { type: 'string', default: '20' },
@@ -74,6 +75,7 @@ const { values: args } = parseArgs({
   },
 });
 
+const SPANS_PER_MESSAGE = Number(args['spans-per-message']);
 const svc = loadServicesConfig();
 const stamp = () => `${Date.now().toString(36)}${Math.floor(Math.random() * 1e6).toString(36)}`;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

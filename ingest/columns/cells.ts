@@ -176,27 +176,27 @@ export function writeEventsAndLinks(
   lstate: number,
   lattrs: number,
 ): void {
-  const s = (i: number) => st[i] as Stream;
+  // The streams indexed in place: a helper closure made per span costs, under tsx, a keepNames call per span.
   const nEvents = events.count;
-  s(times).count(nEvents);
-  s(names).count(nEvents);
-  s(eattrs).count(nEvents);
+  (st[times] as Stream).count(nEvents);
+  (st[names] as Stream).count(nEvents);
+  (st[eattrs] as Stream).count(nEvents);
   for (let k = 0; k < nEvents; k++) {
     const ev = events.list[k] as (typeof events.list)[number];
-    writeEventTime(s(times + 1), ev.time);
-    writeString(s(names + 1), ev.name, ev.nameLen);
-    writeMap(s(eattrs + 1), s(eattrs + 2), s(eattrs + 3), ev.kvFrom, ev.kvTo);
+    writeEventTime(st[times + 1] as Stream, ev.time);
+    writeString(st[names + 1] as Stream, ev.name, ev.nameLen);
+    writeMap(st[eattrs + 1] as Stream, st[eattrs + 2] as Stream, st[eattrs + 3] as Stream, ev.kvFrom, ev.kvTo);
   }
   const nLinks = links.count;
-  s(ltrace).count(nLinks);
-  s(lspan).count(nLinks);
-  s(lstate).count(nLinks);
-  s(lattrs).count(nLinks);
+  (st[ltrace] as Stream).count(nLinks);
+  (st[lspan] as Stream).count(nLinks);
+  (st[lstate] as Stream).count(nLinks);
+  (st[lattrs] as Stream).count(nLinks);
   for (let k = 0; k < nLinks; k++) {
     const l = links.list[k] as (typeof links.list)[number];
-    writeHex(s(ltrace + 1), l.traceId, l.traceIdLen);
-    writeHex(s(lspan + 1), l.spanId, l.spanIdLen);
-    writeString(s(lstate + 1), l.state, l.stateLen);
-    writeMap(s(lattrs + 1), s(lattrs + 2), s(lattrs + 3), l.kvFrom, l.kvTo);
+    writeHex(st[ltrace + 1] as Stream, l.traceId, l.traceIdLen);
+    writeHex(st[lspan + 1] as Stream, l.spanId, l.spanIdLen);
+    writeString(st[lstate + 1] as Stream, l.state, l.stateLen);
+    writeMap(st[lattrs + 1] as Stream, st[lattrs + 2] as Stream, st[lattrs + 3] as Stream, l.kvFrom, l.kvTo);
   }
 }
