@@ -87,6 +87,8 @@ export interface StoredCounts {
   duplicated: number;
   duplicateRows: number;
   duplicatedSpanIds: string[];
+  /** Every one, for the read-back of where they come from. */
+  duplicatedAll: string[];
   /** Present although never acknowledged (a refused or timed-out attempt that got through: allowed). */
   storedUnacknowledged: number;
   /** Rows whose span id the load never sent (must be 0). */
@@ -123,6 +125,7 @@ export async function countStored(
     duplicated: 0,
     duplicateRows: 0,
     duplicatedSpanIds: [],
+    duplicatedAll: [],
     storedUnacknowledged: 0,
     unknown: 0,
     totalRows,
@@ -136,6 +139,7 @@ export async function countStored(
       if (n > 1) {
         c.duplicated++;
         c.duplicateRows += n - 1;
+        c.duplicatedAll.push(id);
         if (c.duplicatedSpanIds.length < 10) c.duplicatedSpanIds.push(id);
       }
       if (r.ackedAt === undefined) {

@@ -5,7 +5,7 @@
  *     [--clickhouse-outage 30s] [--burst-concurrency 256] [--burst-duration 5s] [--lost-answers 0.01]
  *     [--kafka-brokers 3 --ingest-instances 3 --faults broker-kill9,partition-reassign,ingest-rolling-kill9,...]
  *     [--spans-per-request 200] [--tenants 4] [--store-drain 3m]
- *     [--kafka-client kafkajs|platformatic]
+ *     [--kafka-client kafkajs|platformatic] [--log-dir DIR]
  *
  * Exits 1 when an acknowledged span was lost or a span was stored twice.
  */
@@ -62,6 +62,8 @@ const { values: a } = parseArgs({
     // The collector's and the ingests' Kafka client; absent: TOOLTRAIL_KAFKA_CLIENT, else the default.
     'kafka-client': { type: 'string' },
     'store-drain': { type: 'string', default: `${DEFAULT_SOAK.storeDrainMs / 1000}s` },
+    // Keeps every component's whole log, the private services' logs and report.json in this folder.
+    'log-dir': { type: 'string' },
   },
 });
 
@@ -96,6 +98,7 @@ const report = await runSoak({
   ...(a['kafka-client'] === undefined ? {} : { kafkaClient: kafkaClientOf(a['kafka-client']) }),
   // A long run at the rate the brokers accept can leave the ingest minutes behind: give the drain that long.
   storeDrainMs: parseDuration(a['store-drain']),
+  ...(a['log-dir'] === undefined ? {} : { logDir: a['log-dir'] }),
   log,
   onStack: (s) => {
     stack = s;

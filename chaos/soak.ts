@@ -3,6 +3,8 @@
  * (chaos/main.ts) and the short version in the test suite (test/e2e/chaos-soak.test.ts).
  */
 
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type Stack, startStack, type UnplannedExit } from '../cli/stack/processes.ts';
 import {
   createKafkaClient,
@@ -12,6 +14,7 @@ import {
 } from '../platform/kafka/index.ts';
 import { countStored, type StoredCounts, VisibilityPoller, waitForDrain } from './accounting.ts';
 import { RefusalTally, scrapeThrottled } from './collector-refusals.ts';
+import { type DuplicatesReport, formatDuplicates, whereDuplicated } from './duplicates.ts';
 import {
   buildSchedule,
   FAULT_KINDS,
@@ -52,6 +55,8 @@ export interface SoakOptions extends FaultOptions {
   retryDrainMs: number;
   /** How long to wait for the ingest to store everything acknowledged. */
   storeDrainMs: number;
+  /** Keeps every component's whole log and the private services' logs there, and the report as JSON. */
+  logDir?: string;
   log: (message: string) => void;
   /** Called once the stack is up, with a way to tear it down (for signal handlers). */
   onStack?: (stack: Stack) => void;
@@ -74,6 +79,9 @@ export interface SoakReport {
   missing?: MissingReport;
   /** Why the read-back could not answer. */
   missingReadError?: string;
+  /** Where the spans stored twice come from, read back from Kafka and the batch log; absent when none was. */
+  duplicates?: DuplicatesReport;
+  duplicatesReadError?: string;
   seed: number;
   load: LoadCounters;
   /** Requests still unacknowledged when the retry drain ended (their spans count neither as acked nor lost). */
@@ -162,6 +170,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     ingestInstances: o.ingestInstances,
     loadTenants: o.loadTenants,
     kafkaClient,
+    ...(o.logDir ? { logDir: o.logDir } : {}),
   });
   const state = newFaultState();
   o.onStack?.(stack);
@@ -233,8 +242,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     await poller.stop();
     const counts = await countStored(stack.ch, stack.database, load.requests);
     const readBack = counts.lost > 0 ? await whereMissing(stack, counts.lostAll, o.log) : {};
+    const dupBack = counts.duplicated > 0 ? await whereFrom(stack, counts.duplicatedAll, o.log) : {};
     const d = poller.delays(load.requests);
-    return {
+    const report: SoakReport = {
       durationS: (Date.now() - t0) / 1000,
       loadS,
       ackedDuringLoad,
@@ -244,6 +254,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       loadTenants: o.loadTenants,
       refusals: refusals.totals(),
       ...readBack,
+      ...dupBack,
       seed: o.seed,
       load: load.counters,
       neverAcknowledgedRequests,
@@ -261,6 +272,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       ingestLogTails: stack.ingests.map((c) => ({ name: c.name, lines: c.log.slice(-15) })),
       unplannedExits: [...stack.collector.unplannedExits, ...stack.ingests.flatMap((c) => c.unplannedExits)],
     };
+    if (o.logDir) writeFileSync(join(o.logDir, 'report.json'), JSON.stringify(report, null, 1));
+    return report;
   } finally {
     load.close();
     await poller.stop();
@@ -282,6 +295,27 @@ async function whereMissing(
     return { missing: await readBackMissing(kafka, [stack.topic, stack.dlqTopic], lost, { timeoutMs: 600_000 }) };
   } catch (err) {
     return { missingReadError: (err as Error).message };
+  }
+}
+
+/** Reads the topic and the batch log back for the span ids stored twice. */
+async function whereFrom(
+  stack: Stack,
+  duplicated: string[],
+  log: (m: string) => void,
+): Promise<{ duplicates?: DuplicatesReport; duplicatesReadError?: string }> {
+  log(`${duplicated.length} span id(s) stored twice: reading ${stack.topic} and the batch log back`);
+  const kafka = createKafkaClient({ brokers: stack.kafkaBrokers, clientId: 'chaos-readback', quiet: true });
+  try {
+    const duplicates = await whereDuplicated(kafka, stack.ch, {
+      database: stack.database,
+      topic: stack.topic,
+      duplicated,
+      timeoutMs: 600_000,
+    });
+    return { duplicates };
+  } catch (err) {
+    return { duplicatesReadError: (err as Error).message };
   }
 }
 
@@ -314,6 +348,8 @@ export function formatReport(r: SoakReport): string[] {
     ...(r.missing ? formatMissing(r.missing) : []),
     ...(r.missingReadError ? [`  read back from Kafka:       failed: ${r.missingReadError}`] : []),
     `  duplicated:                 ${c.duplicated} span ids (${c.duplicateRows} extra rows)${c.duplicated ? ` e.g. ${c.duplicatedSpanIds.join(',')}` : ''}`,
+    ...(r.duplicates ? formatDuplicates(r.duplicates) : []),
+    ...(r.duplicatesReadError ? [`  where the duplicates are:   read back failed: ${r.duplicatesReadError}`] : []),
     `  rows of unknown span ids:   ${c.unknown}`,
     `  re-sends left out (ingest): ${c.resentLeftOut} message(s) Kafka held twice`,
     `  longest end-to-end delay:   ${(r.maxDelayMs / 1000).toFixed(1)} s (p99 ${(r.p99DelayMs / 1000).toFixed(1)} s, ${r.delaySampledRequests} requests sampled)`,
@@ -322,7 +358,7 @@ export function formatReport(r: SoakReport): string[] {
     `  leadership moves:           ${r.leadershipMoves} (partition leaders that changed broker in the cluster faults)`,
     `  unplanned exits restarted:  ${r.unplannedExits.length}`,
     ...r.unplannedExits.map((e) => `    ${e.name} at ${e.atS.toFixed(0)} s (${e.how}): ${e.lastLines.join(' | ')}`),
-    ...(c.lost > 0
+    ...(c.lost > 0 || c.duplicated > 0
       ? r.ingestLogTails.flatMap((t) => [`  last lines of ${t.name}:`, ...t.lines.map((l) => `    ${l}`)])
       : []),
   ];

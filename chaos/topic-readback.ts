@@ -71,7 +71,8 @@ export async function readBackMissing(
   }
 }
 
-async function findIn(
+/** Every place (topic, partition, offset) of each span id in `wanted`, reading `topics` from the start. */
+export async function findIn(
   kafka: KafkaClient,
   topics: readonly string[],
   wanted: ReadonlySet<string>,

@@ -218,6 +218,8 @@ export class IngestLoop {
   private decodeTurn: Promise<void> = Promise.resolve();
   private waitingToDecode = 0;
   private readonly deadLetterLog: DeadLetterLog;
+  /** Group joins seen: a batch stored across one belongs to the previous generation. */
+  private joins = 0;
 
   constructor(private readonly o: IngestLoopOptions) {
     this.timers = o.timers ?? realTimers;
@@ -249,11 +251,14 @@ export class IngestLoop {
 
   /** After any group join, kafkajs restarts from committed offsets: forget buffers and re-load recorded ranges. */
   onAssignment(assigned: number[]): void {
+    this.joins++;
     for (const [p, st] of this.partitions) {
       st.planner = undefined;
       st.buffer = [];
       st.arena = this.newArena();
       if (!assigned.includes(p)) {
+        // Paused for a retry: resumed now, or it would stay paused if a later join gives it back.
+        if (st.retryTimer !== undefined) this.o.consumer.resume([p]);
         this.clearRetry(st);
         this.partitions.delete(p);
       }
@@ -481,8 +486,14 @@ export class IngestLoop {
       messages: entries.length,
       ...(planner.deduplicates ? { messageIds: idsHex(entries) } : {}),
     };
+    const join = this.joins;
     try {
       if (!recorded) await this.o.batchLog.record([{ ...logged, state: BATCH_INTENT }]);
+    } catch (err) {
+      return this.storeFailed(st, p, range, err as Error);
+    }
+    if (!(await this.stillAssigned(st, p, range, join))) return 'lost';
+    try {
       await Promise.all([
         blocks && this.o.writer.writeEncoded
           ? this.o.writer.writeEncoded(blocks, { dedupToken: batchToken(this.o.topic, p, range) })
@@ -490,14 +501,7 @@ export class IngestLoop {
         letters.length > 0 ? this.o.deadLetters.send(letters) : Promise.resolve(),
       ]);
     } catch (err) {
-      this.o.metrics.insertFailures.inc();
-      this.fail(
-        st,
-        p,
-        range.first,
-        `storing ${this.o.topic}[${p}] ${range.first}-${range.last} failed: ${(err as Error).message}`,
-      );
-      return 'failed';
+      return this.storeFailed(st, p, range, err as Error);
     }
     try {
       await this.o.batchLog.record([{ ...logged, state: BATCH_STORED }]);
@@ -521,6 +525,37 @@ export class IngestLoop {
     this.o.metrics.batches.inc();
     st.backoffMs = 0;
     return 'stored';
+  }
+
+  private storeFailed(st: PartitionState, p: number, range: BatchRange, err: Error): StoreOutcome {
+    this.o.metrics.insertFailures.inc();
+    this.fail(st, p, range.first, `storing ${this.o.topic}[${p}] ${range.first}-${range.last} failed: ${err.message}`);
+    return 'failed';
+  }
+
+  /**
+   * Between INTENT and STORE: does the group still give this member the partition? A member the group dropped keeps
+   * fetching until its next heartbeat (kafkajs heartbeats between batches only, so a long batch outlives its
+   * session), and its rows would double those the partition's new owner stores under ranges cut differently. The
+   * coordinator refuses it once a generation without it exists, and an INTENT recorded before a yes is read by that
+   * new owner, which replays the same range with the same token (docs/exactly-once.md, "Rebalance").
+   */
+  private async stillAssigned(st: PartitionState, p: number, range: BatchRange, join: number): Promise<boolean> {
+    // A group join during INTENT reset the partition: Kafka hands it out again from the committed offset.
+    if (this.joins !== join) return false;
+    try {
+      await this.o.consumer.confirmAssigned(p, String(range.first));
+    } catch (err) {
+      this.o.metrics.fencedBatches.inc();
+      this.fail(
+        st,
+        p,
+        range.first,
+        `${this.o.topic}[${p}] ${range.first}-${range.last} not stored: the group no longer gives this member the partition (${(err as Error).message})`,
+      );
+      return false;
+    }
+    return this.joins === join;
   }
 
   /**

@@ -31,6 +31,10 @@ export class IngestMetrics {
     'Spans of the re-sent messages left out.',
   );
   readonly batches = this.registry.counter('tooltrail_ingest_batches_total', 'Batches stored and committed.');
+  readonly fencedBatches = this.registry.counter(
+    'tooltrail_ingest_fenced_batches_total',
+    'Batches not stored because the group no longer gave this member their partition (a rebalance it had not seen yet).',
+  );
   readonly insertFailures = this.registry.counter(
     'tooltrail_ingest_insert_failures_total',
     'Failed batch inserts (retried).',

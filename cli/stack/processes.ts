@@ -6,7 +6,18 @@
  * synchronous `killAllSync()` does the same for processes when the parent exits abruptly.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
@@ -81,6 +92,8 @@ export class Component {
     private readonly ready: (linesSinceStart: string[]) => Promise<boolean>,
     /** Sees every output line (the log keeps only the last 200), e.g. to count the ingest's group joins. */
     private readonly onLine?: (line: string) => void,
+    /** A file that gets every output line, time-stamped (the soak's `--log-dir`). */
+    private readonly logFile?: string,
   ) {}
 
   get pid(): number | undefined {
@@ -104,6 +117,7 @@ export class Component {
         if (!line.trim()) continue;
         this.log.push(line);
         this.onLine?.(line);
+        if (this.logFile) appendFileSync(this.logFile, `${new Date().toISOString()} ${line}\n`);
         if (lines.length < 50) lines.push(line);
         runLines.push(line);
         if (runLines.length > RUN_LINES_KEPT) runLines.shift();
@@ -198,6 +212,11 @@ export interface StackOptions {
   loadTenants?: number;
   /** The Kafka client of the collector and the ingests (TOOLTRAIL_KAFKA_CLIENT); absent: the default. */
   kafkaClient?: KafkaClientKind;
+  /**
+   * A folder that keeps every component's whole log (`<name>.log`, each line time-stamped) and, at close, the
+   * private services' own logs; absent: only the last lines are kept, in memory.
+   */
+  logDir?: string;
 }
 
 export interface Stack {
@@ -260,6 +279,16 @@ async function clusterUp(kafka: ManagedService, log: (m: string) => void): Promi
   }
 }
 
+/** Copies the private services' logs (Kafka, ClickHouse) before their folder is removed. */
+function keepServiceLogs(from: string, to: string): void {
+  if (!existsSync(from)) return;
+  for (const f of readdirSync(from)) {
+    try {
+      copyFileSync(join(from, f), join(to, `service-${f}`));
+    } catch {}
+  }
+}
+
 export async function startStack(log: (m: string) => void, o: StackOptions = {}): Promise<Stack> {
   const brokerCount = o.kafkaBrokers ?? 1;
   const ingestCount = o.ingestInstances ?? 1;
@@ -308,13 +337,21 @@ export async function startStack(log: (m: string) => void, o: StackOptions = {})
   });
   const collectorFile = join(home, 'collector.json');
   writeFileSync(collectorFile, JSON.stringify({ collector: { http: CHAOS_COLLECTOR_TIMEOUTS } }));
-  const collector = new Component('collector', ['collector', '--config', collectorFile], env, () =>
-    portOpen(collectorPort),
+  if (o.logDir) mkdirSync(o.logDir, { recursive: true });
+  const logFileOf = (name: string) => (o.logDir ? join(o.logDir, `${name}.log`) : undefined);
+  const collector = new Component(
+    'collector',
+    ['collector', '--config', collectorFile],
+    env,
+    () => portOpen(collectorPort),
+    undefined,
+    logFileOf('collector'),
   );
   let leaderJoins = 0;
   const ingests = Array.from({ length: ingestCount }, (_, i) => {
+    const name = ingestCount > 1 ? `ingest-${i + 1}` : 'ingest';
     const c: Component = new Component(
-      ingestCount > 1 ? `ingest-${i + 1}` : 'ingest',
+      name,
       ['ingest'],
       env,
       async (): Promise<boolean> =>
@@ -322,6 +359,7 @@ export async function startStack(log: (m: string) => void, o: StackOptions = {})
       (line) => {
         if (line.includes('group join (leader)')) leaderJoins++;
       },
+      logFileOf(name),
     );
     return c;
   });
@@ -364,6 +402,7 @@ export async function startStack(log: (m: string) => void, o: StackOptions = {})
       await ch.close().catch(() => {});
       await Promise.allSettled([kafka.down(), clickhouse.down()]);
       stack.killAllSync();
+      if (o.logDir) keepServiceLogs(join(home, 'logs'), o.logDir);
       try {
         unlinkSync(join(home, 'cache')); // the link, never the shared jars
       } catch {}

@@ -145,6 +145,13 @@ export interface BatchConsumer {
   run(onBatch: (batch: FetchedBatch, control: BatchControl) => Promise<void>): Promise<void>;
   /** Commits `nextOffset` (the offset of the next message to read) for the partition; fails after a rebalance. */
   commit(partition: number, nextOffset: string): Promise<void>;
+  /**
+   * Asks the group coordinator whether this member still holds `partition` in the group's current generation, by
+   * committing `nextOffset` again (every message before it is stored). Fails when the partition is not assigned
+   * here, or when the group has formed a generation without this member: a member that missed its heartbeats does
+   * not know it was dropped until it asks.
+   */
+  confirmAssigned(partition: number, nextOffset: string): Promise<void>;
   pause(partitions: number[]): void;
   resume(partitions: number[]): void;
   /** The next fetch of `partition` starts at `offset`; the batch in progress becomes inactive. */

@@ -51,6 +51,18 @@ export async function createBatchConsumer(kafka: Kafkajs, options: BatchConsumer
   const topic = options.topic;
   await explained(() => consumer.connect());
   await consumer.subscribe({ topic, fromBeginning: options.fromBeginning ?? true });
+  // The partitions of this member's last group join. kafkajs commits any partition the broker accepts from a
+  // member of the current generation, also one another member holds now.
+  let assigned = new Set<number>();
+  let joins = 0;
+  consumer.on(consumer.events.GROUP_JOIN, (e) => {
+    joins++;
+    assigned = new Set(e.payload.memberAssignment[topic] ?? []);
+  });
+  const commit = async (partition: number, offset: string) => {
+    if (!assigned.has(partition)) throw new Error(`${topic}[${partition}] is not assigned to this member`);
+    await consumer.commitOffsets([{ topic, partition, offset }]);
+  };
   return {
     async run(onBatch) {
       await consumer.run({
@@ -58,6 +70,7 @@ export async function createBatchConsumer(kafka: Kafkajs, options: BatchConsumer
         eachBatchAutoResolve: false,
         partitionsConsumedConcurrently: options.partitionsConcurrently ?? 1,
         eachBatch: async ({ batch, heartbeat, resolveOffset, isRunning, isStale }) => {
+          const joinOfBatch = joins;
           const messages: BatchMessage[] = batch.messages.map((m) => ({
             topic: batch.topic,
             partition: batch.partition,
@@ -70,14 +83,18 @@ export async function createBatchConsumer(kafka: Kafkajs, options: BatchConsumer
           }));
           await onBatch(
             { topic: batch.topic, partition: batch.partition, highWatermark: batch.highWatermark, messages },
-            { isActive: () => isRunning() && !isStale(), heartbeat, markFetched: (o) => resolveOffset(o) },
+            {
+              // A batch fetched before a group join belongs to the previous generation (kafkajs does not say so).
+              isActive: () => isRunning() && !isStale() && joins === joinOfBatch,
+              heartbeat,
+              markFetched: (o) => resolveOffset(o),
+            },
           );
         },
       });
     },
-    async commit(partition, nextOffset) {
-      await consumer.commitOffsets([{ topic, partition, offset: nextOffset }]);
-    },
+    commit,
+    confirmAssigned: commit,
     pause: (partitions) => consumer.pause([{ topic, partitions }]),
     resume: (partitions) => consumer.resume([{ topic, partitions }]),
     seek: (partition, offset) => consumer.seek({ topic, partition, offset }),

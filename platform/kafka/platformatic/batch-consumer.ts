@@ -190,6 +190,13 @@ export async function createBatchConsumer(
     }, ERROR_BACKOFF_MS).unref();
   });
 
+  const commit = async (partition: number, nextOffset: string) => {
+    if (!assigned.has(partition)) throw new Error(`${topic}[${partition}] is not assigned to this member`);
+    const before = generation;
+    await consumer.commit({ offsets: [{ topic, partition, offset: BigInt(nextOffset), leaderEpoch: -1 }] });
+    if (generation !== before) throw new Error(`${topic}[${partition}]: the group rebalanced during the commit`);
+  };
+
   const handle = (f: Fetched) => {
     handling++;
     const p = f.partition;
@@ -325,12 +332,8 @@ export async function createBatchConsumer(
       await explained(() => consumer.joinGroup(group), saslMechanismOf(client));
       loopDone = loop();
     },
-    async commit(partition, nextOffset) {
-      if (!assigned.has(partition)) throw new Error(`${topic}[${partition}] is not assigned to this member`);
-      const before = generation;
-      await consumer.commit({ offsets: [{ topic, partition, offset: BigInt(nextOffset), leaderEpoch: -1 }] });
-      if (generation !== before) throw new Error(`${topic}[${partition}]: the group rebalanced during the commit`);
-    },
+    commit,
+    confirmAssigned: commit,
     pause(partitions) {
       for (const p of partitions) paused.add(p);
     },

@@ -73,6 +73,7 @@ async function run(values: Buffer[]) {
       commit: async (p, next) => {
         events.push(`commit ${p}@${next}`);
       },
+      confirmAssigned: async () => {},
       pause: () => {},
       resume: () => {},
       seek: () => {},

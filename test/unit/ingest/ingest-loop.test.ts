@@ -56,6 +56,9 @@ function fakes(
   let position = 0;
   let failWrites = 0;
   let failCommits = 0;
+  let failConfirms = 0;
+  /** While set, the next batch-log record tells `reached` and waits for `open` (a slow INTENT insert). */
+  let recordGate: { reached: () => void; open: Promise<void> } | undefined;
   const pending: (() => void)[] = [];
   const consumer: BatchConsumer = {
     run: async () => {},
@@ -66,6 +69,14 @@ function fakes(
         throw new Error('The coordinator is not available');
       }
       events.push(`commit ${p}@${next}`);
+    },
+    confirmAssigned: async (p, next) => {
+      if (failConfirms > 0) {
+        failConfirms--;
+        events.push(`confirm failed ${p}@${next}`);
+        throw new Error('The coordinator is not aware of this member');
+      }
+      events.push(`confirm ${p}@${next}`);
     },
     pause: (ps) => events.push(`pause ${ps.join(',')}`),
     resume: (ps) => events.push(`resume ${ps.join(',')}`),
@@ -97,6 +108,12 @@ function fakes(
       return recorded;
     },
     record: async (entries: BatchLogEntry[]) => {
+      const gate = recordGate;
+      recordGate = undefined;
+      if (gate) {
+        gate.reached();
+        await gate.open;
+      }
       for (const e of entries) events.push(`${e.state === 0 ? 'intent' : 'stored'} ${e.range.first}-${e.range.last}`);
       records.push(...entries);
     },
@@ -155,6 +172,22 @@ function fakes(
     failNextCommits: (n: number) => {
       failCommits = n;
     },
+    failNextConfirms: (n: number) => {
+      failConfirms = n;
+    },
+    /** Holds the next batch-log record until `release()`; `reached` resolves once the loop is waiting on it. */
+    holdNextRecord: () => {
+      let release = () => {};
+      let reached = () => {};
+      const open = new Promise<void>((r) => {
+        release = r;
+      });
+      const waiting = new Promise<void>((r) => {
+        reached = r;
+      });
+      recordGate = { reached, open };
+      return { release, reached: waiting };
+    },
     fireTimers: () => {
       for (const fn of pending.splice(0)) fn();
     },
@@ -167,7 +200,14 @@ describe('ingest loop', () => {
   it('records the range, stores the rows, marks them stored, and only then commits last+1', async () => {
     const f = fakes();
     await f.loop.onBatch(batch(0, 2), f.control);
-    assert.deepEqual(f.events, ['load 0@0', 'intent 0-2', `write ${token(0, 2)}`, 'stored 0-2', 'commit 0@3']);
+    assert.deepEqual(f.events, [
+      'load 0@0',
+      'intent 0-2',
+      'confirm 0@0',
+      `write ${token(0, 2)}`,
+      'stored 0-2',
+      'commit 0@3',
+    ]);
     assert.deepEqual(f.fetched, ['2']);
     assert.equal(f.writes[0]?.toolCalls, 6);
   });
@@ -190,10 +230,12 @@ describe('ingest loop', () => {
     await f.loop.onBatch(batch(0, 4), f.control);
     assert.deepEqual(f.events, [
       'load 0@0',
+      'confirm 0@0',
       `write ${token(0, 1)}`,
       'stored 0-1',
       'commit 0@2',
       'intent 2-4',
+      'confirm 0@2',
       `write ${token(2, 4)}`,
       'stored 2-4',
       'commit 0@5',
@@ -206,7 +248,7 @@ describe('ingest loop', () => {
     assert.deepEqual(f.events, ['load 0@0']);
     assert.deepEqual(f.fetched, ['1'], 'the next fetch continues after what is buffered');
     await f.loop.onBatch(batch(2, 3, 10), f.control);
-    assert.deepEqual(f.events.slice(1), [`write ${token(0, 3)}`, 'stored 0-3', 'commit 0@4']);
+    assert.deepEqual(f.events.slice(1), ['confirm 0@0', `write ${token(0, 3)}`, 'stored 0-3', 'commit 0@4']);
   });
 
   it('commits past a recorded range that was already stored, without inserting it again', async () => {
@@ -219,7 +261,7 @@ describe('ingest loop', () => {
     const f = fakes();
     f.failNextWrites(2);
     await f.loop.onBatch(batch(0, 2), f.control);
-    assert.deepEqual(f.events, ['load 0@0', 'intent 0-2', 'write failed', 'seek 0@0', 'pause 0']);
+    assert.deepEqual(f.events, ['load 0@0', 'intent 0-2', 'confirm 0@0', 'write failed', 'seek 0@0', 'pause 0']);
     assert.equal(await metricValue(f.metrics.insertFailures), 1);
     f.fireTimers();
     assert.equal(f.events.at(-1), 'resume 0');
@@ -229,10 +271,12 @@ describe('ingest loop', () => {
     await f.loop.onBatch(batch(0, 5), f.control);
     const tail = f.events.slice(f.events.lastIndexOf('resume 0') + 1);
     assert.deepEqual(tail, [
+      'confirm 0@0',
       `write ${token(0, 2)}`,
       'stored 0-2',
       'commit 0@3',
       'intent 3-5',
+      'confirm 0@3',
       `write ${token(3, 5)}`,
       'stored 3-5',
       'commit 0@6',
@@ -253,8 +297,8 @@ describe('ingest loop', () => {
     };
     await f.loop.onBatch(b, f.control);
     // The dead letter and the insert run side by side; both precede the commit.
-    assert.deepEqual(new Set(f.events.slice(2, 4)), new Set(['dead-letter 1', `write ${token(0, 2)}`]));
-    assert.deepEqual(f.events.slice(4), ['stored 0-2', 'commit 0@3']);
+    assert.deepEqual(new Set(f.events.slice(3, 5)), new Set(['dead-letter 1', `write ${token(0, 2)}`]));
+    assert.deepEqual(f.events.slice(5), ['stored 0-2', 'commit 0@3']);
     assert.equal(f.writes[0]?.toolCalls, 4);
     assert.equal(await metricValue(f.metrics.deadLetters, { reason: 'decode_error' }), 1);
   });
@@ -288,7 +332,51 @@ describe('ingest loop', () => {
     await f.loop.onBatch(batch(0, 1, 10), f.control);
     f.loop.onAssignment([0]);
     await f.loop.onBatch(batch(0, 3, 10), f.control);
-    assert.deepEqual(f.events, ['load 0@0', 'load 0@0', `write ${token(0, 3)}`, 'stored 0-3', 'commit 0@4']);
+    assert.deepEqual(f.events, [
+      'load 0@0',
+      'load 0@0',
+      'confirm 0@0',
+      `write ${token(0, 3)}`,
+      'stored 0-3',
+      'commit 0@4',
+    ]);
+  });
+
+  it('a member the group no longer gives the partition stores nothing: the range stays recorded for its new owner', async () => {
+    // The coordinator refuses the member (dropped after missing its heartbeats): it must not insert [0, 2], which
+    // the partition's new owner may be storing under a range cut differently.
+    const f = fakes();
+    f.failNextConfirms(1);
+    await f.loop.onBatch(batch(0, 2), f.control);
+    assert.deepEqual(f.events, ['load 0@0', 'intent 0-2', 'confirm failed 0@0', 'seek 0@0', 'pause 0']);
+    assert.equal(f.writes.length, 0);
+    assert.equal(await metricValue(f.metrics.fencedBatches), 1);
+    // Still its partition after all (the coordinator was moving): the same range, same token, once confirmed.
+    f.fireTimers();
+    await f.loop.onBatch(batch(0, 4), f.control);
+    const tail = f.events.slice(f.events.indexOf('resume 0') + 1);
+    assert.deepEqual(tail.slice(0, 4), ['confirm 0@0', `write ${token(0, 2)}`, 'stored 0-2', 'commit 0@3']);
+  });
+
+  it('a batch whose INTENT outlived a group join is not stored: the new generation hands the partition out again', async () => {
+    const f = fakes();
+    const hold = f.holdNextRecord();
+    const storing = f.loop.onBatch(batch(0, 2), f.control);
+    await hold.reached;
+    f.loop.onAssignment([0]);
+    hold.release();
+    await storing;
+    assert.deepEqual(f.events, ['load 0@0', 'intent 0-2']);
+    assert.equal(f.writes.length, 0);
+  });
+
+  it('resumes a partition paused for a retry when a join takes it away, so a later join finds it fetchable', async () => {
+    const f = fakes();
+    f.failNextWrites(1);
+    await f.loop.onBatch(batch(0, 2), f.control);
+    assert.equal(f.events.at(-1), 'pause 0');
+    f.loop.onAssignment([1]);
+    assert.equal(f.events.at(-1), 'resume 0');
   });
 });
 
@@ -311,6 +399,7 @@ describe('ingest loop, re-sent messages', () => {
       'load 0@0',
       'recent 0@0-100',
       'intent 0-3',
+      'confirm 0@0',
       `write ${token(0, 3)}`,
       'stored 0-3',
       'commit 0@4',
