@@ -551,7 +551,7 @@ export class IngestLoop {
         st,
         p,
         range.first,
-        `${this.o.topic}[${p}] ${range.first}-${range.last} not stored: the group no longer gives this member the partition (${(err as Error).message})`,
+        `${this.o.topic}[${p}] ${range.first}-${range.last} not stored yet: the group coordinator did not confirm this member holds the partition (${(err as Error).message})`,
       );
       return false;
     }

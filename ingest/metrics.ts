@@ -33,7 +33,7 @@ export class IngestMetrics {
   readonly batches = this.registry.counter('tooltrail_ingest_batches_total', 'Batches stored and committed.');
   readonly fencedBatches = this.registry.counter(
     'tooltrail_ingest_fenced_batches_total',
-    'Batches not stored because the group no longer gave this member their partition (a rebalance it had not seen yet).',
+    'Batches held back because the group coordinator did not confirm this member holds their partition (a rebalance it had not seen yet, or the coordinator unreachable); retried after the backoff.',
   );
   readonly insertFailures = this.registry.counter(
     'tooltrail_ingest_insert_failures_total',
