@@ -29,8 +29,10 @@ import {
 import { verifyDigests } from '../audit/verify.ts';
 import { startStack } from '../cli/stack/stack.ts';
 import { OtelResource } from '../contract/index.ts';
+import { TABLES } from '../ingest/writer.ts';
 import { createTooltrail } from '../instrumentation/index.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import { metricValue } from '../platform/metrics/index.ts';
 import { reconstructSession } from '../reconstruct/reconstruct.ts';
 import { renderReconstructionHtml } from '../reconstruct/render-html.ts';
 import { renderReconstructionText } from '../reconstruct/render-terminal.ts';
@@ -216,7 +218,13 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
     }
     // Every span acknowledged by the collector is stored (direct) or in Kafka; then let the ingest catch up.
     await provider.forceFlush();
-    if (stack.ingest) await waitForIngest(stack.ch, database, groupId, spansEnded);
+    const ingest = stack.ingest;
+    if (ingest) {
+      const acknowledged = async () =>
+        (await metricValue(ingest.metrics.rowsWritten, { table: TABLES.toolCalls })) +
+        (await metricValue(ingest.metrics.rowsWritten, { table: TABLES.spans }));
+      await waitForIngest(stack.ch, database, groupId, spansEnded, acknowledged);
+    }
 
     heading(out, 'detectors: mutations that followed incomplete reads');
     const report = await stack.evaluator.runOnce();
@@ -284,11 +292,19 @@ export async function runDemo(opts: DemoOptions): Promise<DemoResult> {
 /**
  * Kafka mode: the collector acknowledged once Kafka had the spans; wait until the ingest stored all of them. Rows of
  * tool_calls become visible before the insert has finished filling the detectors' tables (materialized views), so
- * "stored" also means: no batch of this consumer group is still between its recorded intent and its completion.
+ * "stored" also means: no batch of this consumer group is still between its recorded intent and its completion, or
+ * else ClickHouse acknowledged inserts of all of them to the ingest (whose mark of a stored batch may have failed
+ * while it went on: "committing anyway").
  */
 const INGEST_IDLE_MS = 120_000;
 
-async function waitForIngest(ch: ClickHouseClient, database: string, group: string, atLeast: number): Promise<void> {
+async function waitForIngest(
+  ch: ClickHouseClient,
+  database: string,
+  group: string,
+  atLeast: number,
+  acknowledged: () => Promise<number>,
+): Promise<void> {
   // A loaded machine slows the ingest's group join and inserts: the wait lasts while rows keep arriving.
   let deadline = Date.now() + INGEST_IDLE_MS;
   let stored = 0;
@@ -302,7 +318,7 @@ async function waitForIngest(ch: ClickHouseClient, database: string, group: stri
     });
     const [row] = await rs.json<{ n: string; in_flight: string }>();
     const now = Number(row?.n ?? 0);
-    if (now >= atLeast && Number(row?.in_flight ?? 1) === 0) return;
+    if (now >= atLeast && (Number(row?.in_flight ?? 1) === 0 || (await acknowledged()) >= atLeast)) return;
     if (now > stored) deadline = Date.now() + INGEST_IDLE_MS;
     stored = now;
     await new Promise((r) => setTimeout(r, 250));
