@@ -25,13 +25,13 @@ import {
   createKafkaClient,
   deleteTopics,
   ensureTopics,
-  isKafkaClientKind,
   KAFKA_CLIENTS,
   type KafkaClientKind,
 } from '../platform/kafka/index.ts';
 import { metricValue } from '../platform/metrics/index.ts';
 import { encodeExportTraceServiceRequest, type KeyValue, type Span } from '../platform/otlp/index.ts';
 import { loadServicesConfig } from '../services/config.ts';
+import { clientsOf } from './support/kafka-clients.ts';
 import { postOtlp } from './support/post-otlp.ts';
 import { printBenchReport, spread } from './support/report.ts';
 
@@ -125,15 +125,6 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 /** A round's collector: the discard sink, or Kafka through one client. */
 type Side = 'discard' | KafkaClientKind;
-
-function clientsOf(list: string | undefined): KafkaClientKind[] {
-  const clients = (list ?? '').split(',').filter(Boolean);
-  const bad = clients.filter((c) => !isKafkaClientKind(c));
-  if (bad.length > 0 || clients.length === 0) {
-    throw new Error(`--clients: must list some of ${KAFKA_CLIENTS.join(', ')} (got "${list}")`);
-  }
-  return clients as KafkaClientKind[];
-}
 
 async function startChild(side: Side, topic: string) {
   const child = fork(

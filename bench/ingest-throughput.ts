@@ -40,7 +40,6 @@ import {
   deleteTopics,
   ensureTopics,
   fetchConsumerLag,
-  isKafkaClientKind,
   KAFKA_CLIENT_ENV,
   KAFKA_CLIENTS,
   type KafkaClientKind,
@@ -52,6 +51,7 @@ import { DEFAULT_RETENTION_DAYS } from '../schema/config.ts';
 import { migrateUp } from '../schema/migrations.ts';
 import { loadServicesConfig } from '../services/config.ts';
 import { syntheticMessage, syntheticRequest } from '../testkit/ingest.ts';
+import { clientsOf } from './support/kafka-clients.ts';
 import { postOtlp } from './support/post-otlp.ts';
 import { type BenchFigure, printBenchReport, spread } from './support/report.ts';
 import { localClickHouseCpu } from './support/server-cpu.ts';
@@ -113,15 +113,6 @@ async function freshDb(ch: ClickHouseClient, name: string): Promise<string> {
 function ingestConfig(topic: string, database: string, groupId: string, client?: KafkaClientKind): IngestConfig {
   const config = loadIngestConfig({ topic, groupId, database, deadLetterTopic: `${topic}_dlq`, createTopics: true });
   return client ? { ...config, kafka: { ...config.kafka, client } } : config;
-}
-
-function clientsOf(list: string | undefined): KafkaClientKind[] {
-  const clients = (list ?? '').split(',').filter(Boolean);
-  const bad = clients.filter((c) => !isKafkaClientKind(c));
-  if (bad.length > 0 || clients.length === 0) {
-    throw new Error(`--clients: must list some of ${KAFKA_CLIENTS.join(', ')} (got "${list}")`);
-  }
-  return clients as KafkaClientKind[];
 }
 
 // ---------------------------------------------------------------------------------------------- throughput
