@@ -41,7 +41,6 @@ import {
   ensureTopics,
   fetchConsumerLag,
   KAFKA_CLIENT_ENV,
-  KAFKA_CLIENTS,
   type KafkaClientKind,
   MESSAGE_ID_HEADER,
   messageIdBytes,
