@@ -8,4 +8,5 @@ SELECT
     toString(recorded_at) AS recorded_at
 FROM {database:Identifier}.ingest_batches
 WHERE topic = {topic:String}
-ORDER BY partition, first_offset, recorded_at
+-- The column, not its text alias: the order is the time's.
+ORDER BY partition, first_offset, ingest_batches.recorded_at
