@@ -73,18 +73,38 @@ async function rows<T>(ch: ClickHouseClient, query: string, params: Record<strin
   return rs.json<T>();
 }
 
-async function waitForToolCalls(session: string, n: number): Promise<void> {
+/** The session's rows in each table, by the column that names the session there. */
+const SESSION_OF: Record<string, string> = {
+  tool_calls: "if(session_id = '', trace_id, session_id)",
+  tool_call_warnings: "if(session_id = '', trace_id, session_id)",
+  detector_arrivals: 'session',
+  detector_incomplete_reads: 'session',
+  detector_mutations: 'session',
+};
+
+/**
+ * Waits until each named table holds at least that many rows of the session. The ingest inserts tool_calls and
+ * tool_call_warnings in parallel, and the detector tables fill by materialized views after their source rows are
+ * visible: a test waits for every table it reads (a detector or evaluator run reads the detector tables).
+ */
+async function waitForRows(session: string, counts: Record<string, number>): Promise<void> {
+  const tables = Object.entries(counts);
+  const select = tables
+    .map(
+      ([t], i) =>
+        `(SELECT count() FROM {db:Identifier}.{t${i}:Identifier} WHERE ${SESSION_OF[t]} = {s:String}) AS n${i}`,
+    )
+    .join(', ');
+  const params = Object.fromEntries(tables.map(([t], i) => [`t${i}`, t]));
   const deadline = Date.now() + 60_000;
+  let seen: Record<string, string> = {};
   while (Date.now() < deadline) {
-    const [row] = await rows<{ n: string }>(
-      stack.ch,
-      'SELECT count() AS n FROM {db:Identifier}.tool_calls WHERE session_id = {s:String}',
-      { s: session },
-    );
-    if (Number(row?.n ?? 0) >= n) return;
+    [seen = {}] = await rows<Record<string, string>>(stack.ch, `SELECT ${select}`, { s: session, ...params });
+    if (tables.every(([, n], i) => Number(seen[`n${i}`] ?? 0) >= n)) return;
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`the ingest did not store ${n} tool calls of session ${session} within 60 s`);
+  const got = tables.map(([t, n], i) => `${t} ${seen[`n${i}`] ?? 0} of ${n}`).join(', ');
+  throw new Error(`the ingest did not store session ${session}'s rows within 60 s: ${got}`);
 }
 
 describe('contract mistakes of a plain OTel SDK, through the real collector, Kafka and ingest into ClickHouse', () => {
@@ -150,7 +170,12 @@ describe('contract mistakes of a plain OTel SDK, through the real collector, Kaf
         `${Attr.RESULT_ITEM_COUNT} must be int, got double 0; stored as 0`,
     );
 
-    await waitForToolCalls(session, 2);
+    await waitForRows(session, {
+      tool_calls: 2,
+      tool_call_warnings: 3,
+      detector_incomplete_reads: 1,
+      detector_mutations: 1,
+    });
     const [stored] = await rows<Record<string, unknown>>(
       stack.ch,
       `SELECT complete_reported, result_complete, result_reasons, result_item_count, warnings, attributes
@@ -226,16 +251,12 @@ describe('contract mistakes of a plain OTel SDK, through the real collector, Kaf
     ];
     assert.equal((await send(protobufBody(request(calls)))).message, undefined, 'nothing to say');
     const trace = bytesToHex(traceId);
-    const deadline = Date.now() + 60_000;
-    while (Date.now() < deadline) {
-      const [row] = await rows<{ n: string }>(
-        stack.ch,
-        'SELECT count() AS n FROM {db:Identifier}.tool_calls WHERE trace_id = {t:String}',
-        { t: trace },
-      );
-      if (Number(row?.n) >= 2) break;
-      await new Promise((r) => setTimeout(r, 250));
-    }
+    await waitForRows(trace, {
+      tool_calls: 2,
+      detector_arrivals: 1,
+      detector_incomplete_reads: 1,
+      detector_mutations: 1,
+    });
     await stack.evaluator.runOnce();
     const [finding] = await rows<{ fingerprint: string; session_id: string }>(
       stack.ch,
@@ -298,7 +319,7 @@ describe('contract mistakes of a plain OTel SDK, through the real collector, Kaf
     const answer = await send(JSON.stringify(json), true);
     assert.equal(answer.rejected, '0');
     assert.match(answer.message ?? '', /gen_ai\.operation\.name is absent; stored as a tool call/);
-    await waitForToolCalls(session, 1);
+    await waitForRows(session, { tool_calls: 1 });
     const [stored] = await rows<{ tool_name: string; effect: string; warnings: string[] }>(
       stack.ch,
       'SELECT tool_name, effect, warnings FROM {db:Identifier}.tool_calls WHERE session_id = {s:String}',

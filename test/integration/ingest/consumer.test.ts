@@ -34,7 +34,11 @@ for (const client of KAFKA_CLIENTS)
         const n = await h.waitForCount(`SELECT count() AS n FROM ${db}.tool_calls WHERE tenant = 'acme'`, 600);
         assert.equal(n, 600);
         assert.equal(await h.waitForCount(`SELECT count() AS n FROM ${db}.spans WHERE Tenant = 'acme'`, 30), 30);
-        assert.equal(await h.count(`SELECT count() AS n FROM ${db}.tool_call_warnings WHERE tenant = 'acme'`), 60);
+        // tool_call_warnings is inserted beside tool_calls and spans, not before them: wait for it too.
+        assert.equal(
+          await h.waitForCount(`SELECT count() AS n FROM ${db}.tool_call_warnings WHERE tenant = 'acme'`, 60),
+          60,
+        );
         assert.equal(await h.count(`SELECT uniqExact(trace_id, span_id) AS n FROM ${db}.tool_calls`), 600);
         const typed = await (
           await h.db.ch.query({
