@@ -30,6 +30,9 @@ function refusal(reason: AdmissionRefusal, retryAfterSeconds: number): Collector
   return refuse.throttled(reason, `${whose} request memory is in use; retry later`, retryAfterSeconds);
 }
 
+/** How long a body past its limit is drained before its 413 is sent (nginx's lingering close, bounded). */
+const LINGER_MS = 2_000;
+
 /** Keeps the stream's chunks up to `maxBytes`, reserving each byte beyond `reserved` in the budget first. */
 function collect(
   stream: Readable,
@@ -47,9 +50,24 @@ function collect(
       stream.resume(); // drain without keeping; the refusal is sent with Connection: close
       reject(err);
     };
+    // A 413 sent while the client is still sending is closed on unread bytes: the kernel answers them with a
+    // reset that can discard the 413 before the client reads it. Drain to the body's end (at most LINGER_MS) first.
+    const stopAtEnd = (err: Error) => {
+      stream.off('data', onData);
+      stream.off('end', onEnd);
+      stream.resume();
+      const done = () => {
+        clearTimeout(timer);
+        reject(err);
+      };
+      const timer = setTimeout(done, LINGER_MS);
+      stream.once('end', done);
+      stream.once('close', done);
+      stream.once('error', done);
+    };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > maxBytes) return stop(tooLarge());
+      if (size > maxBytes) return stopAtEnd(tooLarge());
       const beyond = size - budget.reservedBytes;
       const refused = beyond > 0 ? budget.reserve(beyond) : undefined;
       if (refused) return stop(refusal(refused, limits.throttleRetryAfterSeconds));
