@@ -42,8 +42,17 @@ describe('partition planner', () => {
   });
 
   it('skips a recorded range that is already stored', () => {
-    const plan = new PartitionPlanner([range(0, 3, true)]).next(entries(0, 1), limits, 100);
-    assert.deepEqual(plan, { kind: 'skip', range: range(0, 3, true), count: 2 });
+    const plan = new PartitionPlanner([range(0, 3, true)]).next(entries(0, 5), limits, 100);
+    assert.deepEqual(plan, { kind: 'skip', range: range(0, 3, true), count: 4 });
+  });
+
+  it('does not store again the tail of a stored range fetched in two parts', () => {
+    const p = new PartitionPlanner([range(0, 3, true), range(4, 6, true)]);
+    assert.equal(p.next(entries(0, 1), limits, 100).kind, 'wait');
+    const plan = p.next(entries(0, 5), limits, 100);
+    assert.deepEqual(plan, { kind: 'skip', range: range(0, 3, true), count: 4 });
+    p.done(plan.range, entries(0, 5));
+    assert.deepEqual(p.next(entries(4, 6), limits, 100), { kind: 'skip', range: range(4, 6, true), count: 3 });
   });
 
   it('stops a fresh range before the next recorded one', () => {
