@@ -66,8 +66,8 @@ export class PartitionPlanner {
     if (r0 && r0.first === first) {
       const sameLog = r0.firstTimestamp === head.timestamp && r0.firstHash === head.hash() && r0.last < highWatermark;
       if (sameLog) {
-        // Stored or not, the whole range first: a skip of part of it forgot the range, and its tail, fetched next,
-        // was stored again as a new range (16,000 spans twice in the hour of 2026-12-03, after a re-read from 0).
+        // Stored or not, the whole range first: skipping part of it forgets the range, and its tail, fetched next,
+        // would be stored again as a new range.
         if (entries[entries.length - 1]!.offset < r0.last) return { kind: 'wait', range: r0 };
         const count = countUpTo(entries, r0.last);
         if (r0.stored) return { kind: 'skip', range: r0, count };
