@@ -195,8 +195,7 @@ const all = Object.values(tally.files);
 const sum = (k) => all.reduce((n, f) => n + f[k], 0);
 console.log(`${sum('passed')} passed, ${sum('failed')} failed, ${sum('skipped')} skipped`);
 if (stopped) console.log(`tests: stopped by ${stopped}: the run fails`);
-if (problems.length > 0) {
-  console.log(`${problems.length} files not fully counted (above): the run fails`);
-  process.exit(1);
-}
-process.exit(failedProcesses > 0 || stopped ? 1 : 0);
+if (problems.length > 0) console.log(`${problems.length} files not fully counted (above): the run fails`);
+// Exit once stdout has taken every line: a pipe a child left non-blocking queues writes, and exit drops the queue.
+const code = problems.length > 0 || failedProcesses > 0 || stopped ? 1 : 0;
+process.stdout.write('', () => process.exit(code));
