@@ -26,7 +26,7 @@ export interface PlanLimits {
 }
 
 export type Plan =
-  /** A recorded range is not fully buffered yet: fetch more before storing it. */
+  /** A recorded range is not fully buffered yet: fetch more before storing or skipping it. */
   | { kind: 'wait'; range: BatchRange }
   /** Recorded and stored already: commit `range.last + 1`, drop the first `count` entries. */
   | { kind: 'skip'; range: BatchRange; count: number }
