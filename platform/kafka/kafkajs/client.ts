@@ -1,5 +1,6 @@
 /** The kafkajs implementation of the Kafka interface (kafkajs 2.2.4, pinned: in maintenance, patched here). */
 import kafkajs, { type SASLOptions } from 'kafkajs';
+import './offset-out-of-range.ts';
 import './throttle-timer.ts';
 import type { KafkaSecurity } from '../security.ts';
 import { tlsOptionsOf } from '../tls.ts';
