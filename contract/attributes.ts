@@ -1,11 +1,18 @@
-import { CONTINUATION_KINDS, EFFECTS, GUARD_DECISIONS, MUTATION_BASES, RESULT_STATUSES } from './codes.ts';
+import {
+  CONTINUATION_KINDS,
+  EFFECTS,
+  GUARD_DECISIONS,
+  MUTATION_BASES,
+  RESULT_STATUSES,
+  TRAVERSAL_BREAKS,
+} from './codes.ts';
 
 /**
  * Span attribute and event names: the data contract of the whole pipeline.
  * Every stage imports these constants; no attribute literal appears anywhere else.
  * Documented in docs/semantic-conventions.md; bump SEMCONV_VERSION on any change.
  */
-export const SEMCONV_VERSION = '1.4.0' as const;
+export const SEMCONV_VERSION = '1.5.0' as const;
 
 /**
  * OpenTelemetry GenAI semantic conventions (open-telemetry/semantic-conventions-genai, development status) used on
@@ -96,6 +103,12 @@ export const Attr = {
   TENANT: 'tooltrail.tenant',
   /** Version of these conventions the emitter followed. */
   SEMCONV_VERSION: 'tooltrail.semconv.version',
+  /** A page of a cursor traversal: the `gen_ai.tool.call.id` of the traversal's first page (since 1.5.0). */
+  TRAVERSAL_ID: 'tooltrail.traversal.id',
+  /** The page's position in its traversal, from 1 (the first page, read without a cursor). */
+  TRAVERSAL_PAGE: 'tooltrail.traversal.page',
+  /** Why the traversal can no longer be complete, on the page where the emitter saw it break (`TRAVERSAL_BREAKS`). */
+  TRAVERSAL_BREAK: 'tooltrail.traversal.break',
 } as const;
 
 export type AttrName = (typeof Attr)[keyof typeof Attr];
@@ -142,7 +155,21 @@ export const ATTRIBUTE_TYPES: Readonly<Record<AttrName, AttrValueType>> = {
   [Attr.SESSION_SEQUENCE]: 'int',
   [Attr.TENANT]: 'string',
   [Attr.SEMCONV_VERSION]: 'string',
+  [Attr.TRAVERSAL_ID]: 'string',
+  [Attr.TRAVERSAL_PAGE]: 'int',
+  [Attr.TRAVERSAL_BREAK]: 'string',
 };
+
+/**
+ * Contract attributes with no typed `tool_calls` column: judged like the others, then kept as text in the row's
+ * `attributes` map, where the detectors' materialized views read the traversal ones (schema migration 0041).
+ */
+export const MAP_ONLY_ATTRIBUTES: ReadonlySet<AttrName> = new Set([
+  Attr.SEMCONV_VERSION,
+  Attr.TRAVERSAL_ID,
+  Attr.TRAVERSAL_PAGE,
+  Attr.TRAVERSAL_BREAK,
+]);
 
 /** Allowed values of the enumerated string attributes, for validation at every stage. */
 export const ENUM_VALUES: Readonly<Partial<Record<AttrName, readonly string[]>>> = {
@@ -151,4 +178,5 @@ export const ENUM_VALUES: Readonly<Partial<Record<AttrName, readonly string[]>>>
   [Attr.RESULT_CONTINUATION]: CONTINUATION_KINDS,
   [Attr.MUTATION_BASIS]: MUTATION_BASES,
   [Attr.GUARD_DECISION]: GUARD_DECISIONS,
+  [Attr.TRAVERSAL_BREAK]: TRAVERSAL_BREAKS,
 };

@@ -46,6 +46,22 @@ export const PIPELINE_WARNING_CODES = [
 ] as const;
 export type PipelineWarningCode = (typeof PIPELINE_WARNING_CODES)[number];
 
+/**
+ * Why a cursor traversal (pages read one after another, each with the cursor the previous one returned) cannot be
+ * complete, whatever its last page says. Since semconv 1.5.0 (`tooltrail.traversal.break`).
+ */
+export const TRAVERSAL_BREAKS = [
+  /** A page declared another snapshot than the traversal's earlier pages: the pages are not of one listing. */
+  'SNAPSHOT_CHANGED',
+  /** A page answered that its cursor had expired: the traversal cannot go on. */
+  'CURSOR_EXPIRED',
+  /** A read carried a cursor that no read of the session returned: where it starts is unknown. */
+  'CURSOR_NOT_RECEIVED',
+  /** A read skipped ahead of the next page (a page number or offset past the one the previous page gave). */
+  'PAGE_SKIPPED',
+] as const;
+export type TraversalBreak = (typeof TRAVERSAL_BREAKS)[number];
+
 export const CONTINUATION_KINDS = [
   'next_cursor',
   'retry_after',

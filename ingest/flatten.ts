@@ -19,6 +19,7 @@ import {
   GenAi,
   isJudgedContractKey,
   judgeContractAttribute,
+  MAP_ONLY_ATTRIBUTES,
   OtelResource,
   type PipelineWarningCode,
   recognizeToolSpan,
@@ -257,7 +258,7 @@ const COLUMN_SETTERS: ReadonlyMap<string, ColumnSetter> = new Map<string, Column
 
 // The contract's declared type for each typed tooltrail attribute must match the setter used above.
 for (const [key, type] of Object.entries(ATTRIBUTE_TYPES)) {
-  if (COLUMN_SETTERS.has(key) || key === Attr.TENANT || key === Attr.SEMCONV_VERSION) continue;
+  if (COLUMN_SETTERS.has(key) || key === Attr.TENANT || MAP_ONLY_ATTRIBUTES.has(key as AttrName)) continue;
   throw new Error(`flatten: contract attribute ${key} (${type}) has no tool_calls column`);
 }
 
@@ -448,7 +449,7 @@ function toolCallRow(span: Span, ctx: SpanContext, c: CommonFields, out: Rows, i
       const flag = isJudgedContractKey(key) ? contractFlag(row, key, v, setter) : undefined;
       if (flag) flags = withFlag(flags, flag);
     } else if (isJudgedContractKey(key)) {
-      // A contract attribute without a column (the semconv version): judged all the same.
+      // A contract attribute without a column (contract MAP_ONLY_ATTRIBUTES): judged all the same.
       const flag = contractFlag(row, key, kv.value, undefined);
       if (flag) flags = withFlag(flags, flag);
     }

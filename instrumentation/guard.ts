@@ -3,7 +3,14 @@
  * on; evidence that is incomplete, unknown, or (for an absence) scoped to nothing is never silently allowed.
  * Pure: it judges records the session kept, never what the caller claims about them.
  */
-import type { GuardDecision, GuardFindingCode, MutationBasis, ReasonCode, WarningCode } from '../contract/codes.ts';
+import type {
+  GuardDecision,
+  GuardFindingCode,
+  MutationBasis,
+  ReasonCode,
+  TraversalBreak,
+  WarningCode,
+} from '../contract/codes.ts';
 import type { Reason, Warning } from '../contract/envelope.ts';
 import type { RecoveryOption } from './recovery.ts';
 import { recoveryOptions } from './recovery.ts';
@@ -41,6 +48,10 @@ export interface EvidenceSummary {
   itemCount?: number;
   snapshot?: string;
   reasons: ReasonCode[];
+  /** A cursor traversal: how many pages it had. */
+  pages?: number;
+  /** A cursor traversal that can no longer be complete: why. */
+  traversalBreak?: TraversalBreak;
 }
 
 /** What a human needs to decide: the action, the targets, the scope, why the evidence is short, the options. */
@@ -132,10 +143,10 @@ export function decideMutation(input: GuardInput): GuardVerdict {
     }
     if (complete.length === 0) {
       for (const r of used) {
-        const codes = r.reasons.map((x) => x.code).join(', ') || r.status;
+        const codes = r.reasons.map((x) => x.code).join(', ') || r.traversal?.break?.reason || r.status;
         findings.push({
           code: 'EVIDENCE_INCOMPLETE',
-          message: `${label} (${r.toolName}) was not complete: ${codes}`,
+          message: `${label} (${r.toolName}) was not complete: ${codes}${traversalNote(r)}`,
           callId: r.callId,
         });
       }
@@ -236,6 +247,17 @@ export function decideMutation(input: GuardInput): GuardVerdict {
   return verdict;
 }
 
+/** How a traversal fell short: where it broke, or the page it stopped at. */
+function traversalNote(r: EvidenceRecord): string {
+  const t = r.traversal;
+  if (t === undefined) return '';
+  if (t.break !== undefined) {
+    const where = t.break.page === undefined ? 'at its first read' : `at page ${t.break.page}`;
+    return ` (a cursor traversal of ${t.pages} page${t.pages === 1 ? '' : 's'} that broke ${where}: ${t.break.reason}, ${t.break.detail})`;
+  }
+  return ` (a cursor traversal stopped at page ${t.pages})`;
+}
+
 /** Ids returned by the relied reads, when every one of them reported item ids. */
 function returnedIds(relied: readonly EvidenceRecord[]): Set<string> | undefined {
   if (relied.length === 0 || relied.some((r) => r.itemIds === undefined)) return undefined;
@@ -286,6 +308,7 @@ function reviewRequest(
       continuation: r.continuation,
       failed: r.status === 'error',
       ...(r.scope?.visibility !== undefined ? { visibility: r.scope.visibility } : {}),
+      ...(r.traversal?.break !== undefined ? { broken: r.traversal.break.reason } : {}),
     })),
     findings,
     returnedTargets: returned === undefined ? undefined : plan.targets.filter((t) => returned.has(t)),
@@ -319,5 +342,7 @@ function summarize(r: EvidenceRecord): EvidenceSummary {
   };
   if (r.itemCount !== undefined) s.itemCount = r.itemCount;
   if (r.scope?.snapshot !== undefined) s.snapshot = r.scope.snapshot;
+  if (r.traversal !== undefined) s.pages = r.traversal.pages;
+  if (r.traversal?.break !== undefined) s.traversalBreak = r.traversal.break.reason;
   return s;
 }

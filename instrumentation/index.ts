@@ -2,6 +2,8 @@
  * @tooltrail/instrumentation: completeness contracts on OpenTelemetry tool spans, an all-pages collector that
  * discloses its own limits, and a mutation guard that refuses to act on incomplete evidence.
  */
+
+export type { TraversalBreak } from '../contract/codes.ts';
 export type {
   Continuation,
   Pagination,
@@ -43,6 +45,8 @@ export {
 export type { AgentInvocation } from './agent-span.ts';
 export type { GuardMode, TooltrailConfig } from './config.ts';
 export { defaultConfig, GUARD_MODES } from './config.ts';
+export type { CursorSelector, PageParams } from './cursor.ts';
+export { CURSOR_ARGUMENT_NAMES } from './cursor.ts';
 export type {
   BlockingWarning,
   EvidenceRef,
@@ -106,6 +110,7 @@ export type {
   MutationDefinition,
   MutationJudgement,
   MutationTool,
+  ReadAdapter,
   ReadDefinition,
   ReadTool,
   ToolDefinition,
@@ -113,3 +118,4 @@ export type {
   TooltrailOptions,
 } from './tooltrail.ts';
 export { createTooltrail } from './tooltrail.ts';
+export type { TraversalState } from './traversal.ts';

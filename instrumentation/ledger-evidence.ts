@@ -7,6 +7,7 @@ import type { GuardFinding, MutationPlan } from './guard.ts';
 import type { MutationPolicy } from './policy.ts';
 import { readTargets } from './policy.ts';
 import type { EvidenceLedger, EvidenceRecord } from './session.ts';
+import { evidenceUnits } from './traversal.ts';
 
 export interface DerivedPlan {
   plan: MutationPlan;
@@ -14,8 +15,9 @@ export interface DerivedPlan {
 }
 
 /**
- * The evidence is every complete read of the resource within the window; failing that, the latest read within the
- * window (so the guard says why it is short); failing that, the latest read at all (so it says it is stale).
+ * The evidence is every complete read of the resource within the window (a cursor traversal being one read);
+ * failing that, the latest read within the window (so the guard says why it is short); failing that, the latest
+ * read at all (so it says it is stale).
  */
 export function planFromLedger<A>(
   policy: MutationPolicy<A>,
@@ -27,7 +29,8 @@ export function planFromLedger<A>(
   const findings: GuardFinding[] = [];
   const read = readTargets(policy.targets, args);
   if (!read.ok) findings.push({ code: 'TARGETS_UNREADABLE', message: `cannot read the targets: ${read.problem}` });
-  const reads = ledger.byResource(policy.resource);
+  // A traversal's pages count as one read: the traversal.
+  const reads = evidenceUnits(ledger.byResource(policy.resource));
   const inWindow = reads.filter((r) => now - r.at <= maxAgeMs);
   const complete = inWindow.filter((r) => r.complete);
   const chosen: EvidenceRecord[] =

@@ -5,6 +5,8 @@
 import { z } from 'zod';
 import type { MutationBasis } from '../contract/codes.ts';
 import { EFFECTS, MUTATION_BASES } from '../contract/codes.ts';
+import type { CursorSelector } from './cursor.ts';
+import { atPointer } from './json-pointer.ts';
 
 /**
  * Where a mutation's targets are in its arguments: an RFC 6901 JSON pointer (`/ids`, `/account/id`) to a string, a
@@ -20,8 +22,14 @@ export interface EvidenceWindow {
 }
 
 /** A read tool's policy: the resource its results describe (when a result declares no scope of its own). */
-export interface ReadPolicy {
+export interface ReadPolicy<A = unknown> {
   resource: string;
+  /**
+   * Where the cursor is in its arguments (`/cursor`, `/page_token`, `/page` for a tool paged by number), so that a
+   * page read with the cursor an earlier page returned joins that page's traversal. Default: the adapter's
+   * `pageParams` when the tool has one, else the usual names (`cursor`, `page_token`, `after`, `continue`...).
+   */
+  cursor?: CursorSelector<A>;
 }
 
 /** A mutation tool's policy: judged on the session's reads of `resource` within the window. */
@@ -37,20 +45,20 @@ export interface MutationPolicy<A = unknown> {
 }
 
 /** A policy as plain data (a policy file): targets by JSON pointer only. */
+const JsonPointerSchema = z
+  .string()
+  .refine((p) => p === '' || p.startsWith('/'), 'a JSON pointer starts with "/" (or is "" for the whole arguments)');
+
 export const ToolPolicySchema = z.discriminatedUnion('effect', [
-  z.object({ effect: z.literal(EFFECTS[0]), resource: z.string().min(1) }).strict(),
+  z
+    .object({ effect: z.literal(EFFECTS[0]), resource: z.string().min(1), cursor: JsonPointerSchema.optional() })
+    .strict(),
   z
     .object({
       effect: z.literal(EFFECTS[1]),
       resource: z.string().min(1),
       basis: z.enum(MUTATION_BASES),
-      targets: z
-        .string()
-        .refine(
-          (p) => p === '' || p.startsWith('/'),
-          'a JSON pointer starts with "/" (or is "" for the whole arguments)',
-        )
-        .optional(),
+      targets: JsonPointerSchema.optional(),
       evidenceWindow: z.object({ maxAgeMs: z.number().int().positive() }).strict().optional(),
     })
     .strict(),
@@ -97,24 +105,6 @@ export function readTargets<A>(selector: TargetSelector<A> | undefined, args: A)
     else return { ok: false, problem: `${where} gave ${describe(v)}, not a string, a number or an array of them` };
   }
   return { ok: true, targets };
-}
-
-/** RFC 6901: `~1` is `/`, `~0` is `~`; array indices are decimal. */
-function atPointer(doc: unknown, pointer: string): { ok: true; value: unknown } | { ok: false; problem: string } {
-  if (pointer === '') return { ok: true, value: doc };
-  if (!pointer.startsWith('/')) return { ok: false, problem: `"${pointer}" is not a JSON pointer` };
-  let at: unknown = doc;
-  for (const raw of pointer.slice(1).split('/')) {
-    const token = raw.replaceAll('~1', '/').replaceAll('~0', '~');
-    if (Array.isArray(at) && /^(0|[1-9][0-9]*)$/.test(token) && Number(token) < at.length) {
-      at = at[Number(token)];
-    } else if (typeof at === 'object' && at !== null && !Array.isArray(at) && Object.hasOwn(at, token)) {
-      at = (at as Record<string, unknown>)[token];
-    } else {
-      return { ok: false, problem: `the arguments have nothing at ${pointer}` };
-    }
-  }
-  return { ok: true, value: at };
 }
 
 function describe(v: unknown): string {

@@ -2,7 +2,7 @@
  * What an agent (or its reviewer) can do about a mutation the guard stopped: options that follow the reasons the
  * evidence gave and the findings the guard made, never a fixed list (a longer deadline does not cure a permission).
  */
-import type { GuardFindingCode, MutationBasis, ReasonCode, WarningCode } from '../contract/codes.ts';
+import type { GuardFindingCode, MutationBasis, ReasonCode, TraversalBreak, WarningCode } from '../contract/codes.ts';
 import type { Continuation } from '../contract/envelope.ts';
 
 export type RecoveryOption =
@@ -31,6 +31,8 @@ export interface RecoveryInput {
     visibility?: string;
     /** A failed read (status `error`), which may give no reason. */
     failed: boolean;
+    /** A cursor traversal that can no longer be complete, whatever page comes next. */
+    broken?: TraversalBreak;
   }[];
   findings: readonly { code: GuardFindingCode }[];
   /** Presence-based targets the reads returned, when their ids are known. */
@@ -46,6 +48,14 @@ export function recoveryOptions(input: RecoveryInput): RecoveryOption[] {
     if (!out.has(o.kind)) out.set(o.kind, o);
   };
   for (const read of input.reads) {
+    if (read.broken !== undefined) {
+      // No next page mends it: the pages are not of one listing, or where it began is unknown.
+      add({
+        kind: 'read_again',
+        description: `the paged read cannot be completed (${read.broken}): read again from the first page, following each cursor to the end`,
+      });
+      continue;
+    }
     if (read.failed && read.reasons.length === 0) {
       add({ kind: 'retry_later', description: 'the read failed: read again once the source answers' });
     }

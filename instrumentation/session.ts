@@ -5,6 +5,11 @@
  */
 import type { GuardDecision, ResultStatus } from '../contract/codes.ts';
 import type { Continuation, Reason, Scope, Warning } from '../contract/envelope.ts';
+import type { PageOf, TraversalSummary } from './traversal.ts';
+import { TraversalBook } from './traversal.ts';
+
+/** Above this, a read's item ids are not remembered: the guard then cannot compare targets with it (it says so). */
+export const MAX_REMEMBERED_IDS = 100_000;
 
 export interface SessionInfo {
   /** `gen_ai.conversation.id`: the agent session. */
@@ -31,6 +36,10 @@ export interface EvidenceRecord {
   itemIds?: readonly string[];
   /** The result's warnings, when it had any: a warning policy may make them block a mutation. */
   warnings?: readonly Warning[];
+  /** A page of a cursor traversal: which one, and where in it (set once its result is in). */
+  pageOf?: PageOf;
+  /** On the record that stands for a whole traversal (traversal.ts `asEvidence`): its pages and whether it broke. */
+  traversal?: TraversalSummary;
 }
 
 /**
@@ -110,6 +119,8 @@ export class Session {
   readonly agentName: string | undefined;
   readonly agentId: string | undefined;
   readonly evidence: EvidenceLedger;
+  /** The cursor traversals of its reads, as many as the ledger holds reads. */
+  readonly traversals: TraversalBook;
   #sequence = 0;
   readonly #decisions = new Map<GuardDecision, number>();
 
@@ -121,6 +132,7 @@ export class Session {
     this.agentName = info.agentName;
     this.agentId = info.agentId;
     this.evidence = new EvidenceLedger(ledgerSize);
+    this.traversals = new TraversalBook(ledgerSize);
   }
 
   /** Taken when a call starts, so numbers follow call order even when calls overlap. */

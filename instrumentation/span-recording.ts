@@ -3,6 +3,7 @@ import type { Attributes, Span } from '@opentelemetry/api';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { Attr, OtelAttr, WarningEvent } from '../contract/attributes.ts';
 import type { ToolResult, Warning } from '../contract/envelope.ts';
+import type { TraversalState } from './traversal.ts';
 
 /** The result part of a tool span: status, completeness, reasons (codes), continuation, scope, warnings (codes). */
 export function resultAttributes(result: ToolResult): Attributes {
@@ -20,6 +21,18 @@ export function resultAttributes(result: ToolResult): Attributes {
     if (result.scope.snapshot !== undefined) attrs[Attr.SCOPE_SNAPSHOT] = result.scope.snapshot;
   }
   return attrs;
+}
+
+/** A page of a cursor traversal: which traversal (its first page's call id), its position, and a break seen here. */
+export function traversalAttributes(traversal: TraversalState): Attributes {
+  const attrs: Attributes = { [Attr.TRAVERSAL_ID]: traversal.id };
+  if (traversal.page !== undefined) attrs[Attr.TRAVERSAL_PAGE] = traversal.page;
+  if (traversal.break !== undefined) attrs[Attr.TRAVERSAL_BREAK] = traversal.break;
+  return attrs;
+}
+
+export function recordTraversal(span: Span, traversal: TraversalState): void {
+  span.setAttributes(traversalAttributes(traversal));
 }
 
 /** One `tooltrail.warning` event per warning, with its code, message and source. */

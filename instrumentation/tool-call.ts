@@ -16,6 +16,8 @@ import {
 import type { Effect, GuardDecision } from '../contract/codes.ts';
 import type { Continuation, Reason, ToolResult, Warning } from '../contract/envelope.ts';
 import type { GuardMode, TooltrailConfig } from './config.ts';
+import type { CursorLocator, CursorSelector, PageParams } from './cursor.ts';
+import { namedLocator, pageParamsLocator, selectorLocator } from './cursor.ts';
 import type { GuardFinding, GuardVerdict, MutationPlan, ReviewRequest } from './guard.ts';
 import { decideMutation } from './guard.ts';
 import { planFromLedger } from './ledger-evidence.ts';
@@ -24,7 +26,16 @@ import { type FieldPolicies, hashesAny, type Redactor, UNKEYED_HASH_WARNING } fr
 import type { CompletenessState, InterpretedResult, NextStep, Recognition } from './results.ts';
 import { completenessState, errorResult, nextStep } from './results.ts';
 import type { EvidenceRecord, Session } from './session.ts';
-import { recordErrorResult, recordThrown, recordWarnings, resultAttributes } from './span-recording.ts';
+import { MAX_REMEMBERED_IDS } from './session.ts';
+import {
+  recordErrorResult,
+  recordThrown,
+  recordTraversal,
+  recordWarnings,
+  resultAttributes,
+} from './span-recording.ts';
+import type { Placement, TraversalState } from './traversal.ts';
+import { evidenceUnits } from './traversal.ts';
 
 /** Per call: the id the model gave the call (`gen_ai.tool.call.id`); generated when absent. */
 export interface CallOptions {
@@ -61,6 +72,8 @@ export interface ReadOutcome<T = unknown, V = unknown> {
   items: T[];
   state: CompletenessState;
   nextStep: NextStep;
+  /** A page of a cursor traversal: the traversal's id, this page's position, whether the whole is complete. */
+  traversal?: TraversalState;
 }
 
 /** The outcome of a read, derived from its contract: one shape whether the tool ran here or elsewhere. */
@@ -70,8 +83,9 @@ function readOutcome<T, V>(
   value: V,
   result: ToolResult<T>,
   recognized: Recognition,
+  traversal: TraversalState | undefined,
 ): ReadOutcome<T, V> {
-  return {
+  const outcome: ReadOutcome<T, V> = {
     callId,
     sequence,
     value,
@@ -80,8 +94,14 @@ function readOutcome<T, V>(
     complete: result.completeness.complete,
     items: result.items ?? [],
     state: completenessState(result),
-    nextStep: nextStep(result),
+    // A last page that says complete, of a traversal that is not, is a partial read.
+    nextStep:
+      result.completeness.complete && traversal !== undefined && !traversal.complete
+        ? 'treat_as_partial'
+        : nextStep(result),
   };
+  if (traversal !== undefined) outcome.traversal = traversal;
+  return outcome;
 }
 
 export type MutationOutcome<T = unknown, V = unknown> =
@@ -116,6 +136,8 @@ export interface ToolBinding<V, T, A = unknown> {
   itemId: ((item: T) => string | number | undefined) | undefined;
   /** Reads: the resource their results describe when a result declares no scope. */
   resource: string | undefined;
+  /** Reads: where a cursor is in the arguments, so that a page is placed in its traversal. */
+  cursor: CursorLocator;
   /** Mutations: how to judge a call that comes with arguments only. */
   policy: MutationPolicy<A> | undefined;
   /** Mutations: re-checks each target just before execution; a target it refuses stops the mutation. */
@@ -145,6 +167,10 @@ export interface BindOptions<V, T, A = unknown> {
   interpret: (value: V) => InterpretedResult<T>;
   itemId?: ((item: T) => string | number | undefined) | undefined;
   resource?: string | undefined;
+  /** Reads: where the cursor is in the arguments (wins over `pageParams`). */
+  cursor?: CursorSelector<A> | undefined;
+  /** Reads: the adapter's request parameters for a cursor, telling where the cursor is when `cursor` does not. */
+  pageParams?: PageParams | undefined;
   policy?: MutationPolicy<A> | undefined;
   verifyTarget?: TargetVerifier<A> | undefined;
 }
@@ -204,6 +230,12 @@ export class ToolCallRunner {
       interpret: options.interpret,
       itemId: options.itemId,
       resource: options.resource ?? options.policy?.resource,
+      cursor:
+        options.cursor !== undefined
+          ? selectorLocator(options.cursor)
+          : options.pageParams !== undefined
+            ? pageParamsLocator(options.pageParams)
+            : namedLocator,
       policy: options.policy,
       verifyTarget: options.verifyTarget,
     };
@@ -239,7 +271,10 @@ export class ToolCallRunner {
       plan,
       resolved: (plan?.evidence ?? []).map((ref) => ({
         ref,
-        records: typeof ref === 'string' ? ledger.bySnapshot(ref) : optional(ledger.byCallId(ref.callId)),
+        // A page stands for its traversal: the guard judges the traversal as one read.
+        records: evidenceUnits(
+          typeof ref === 'string' ? ledger.bySnapshot(ref) : optional(ledger.byCallId(ref.callId)),
+        ),
       })),
       onUnsafeEvidence: this.#config.onUnsafeEvidence,
       now,
@@ -256,11 +291,18 @@ export class ToolCallRunner {
    * A read whose tool ran elsewhere (a proxy saw its result): its completeness goes into the session's evidence, as
    * a wrapped read's would. No span: the caller records its own, or wraps the call with a read tool instead.
    */
-  recordRead<V, T, A>(tool: ToolBinding<V, T, A>, session: Session, value: V, callId: string): ReadOutcome<T, V> {
+  recordRead<V, T, A>(
+    tool: ToolBinding<V, T, A>,
+    session: Session,
+    value: V,
+    callId: string,
+    args?: A,
+  ): ReadOutcome<T, V> {
     const { result, recognized } = tool.interpret(value);
     const sequence = session.lastSequence;
-    session.evidence.add(this.#record(tool, callId, sequence, result));
-    return readOutcome(callId, sequence, value, result, recognized);
+    const placement = session.traversals.place(tool.toolName, args, tool.cursor, callId);
+    const traversal = this.#remember(tool, session, placement, callId, sequence, result);
+    return readOutcome(callId, sequence, value, result, recognized, traversal);
   }
 
   read<V, T, A>(
@@ -273,6 +315,7 @@ export class ToolCallRunner {
     const callId = call?.toolCallId ?? globalThis.crypto.randomUUID();
     const sequence = session.nextSequence();
     const attributes = this.#attributes(tool, session, 'read', callId, sequence, args);
+    const placement = session.traversals.place(tool.toolName, args, tool.cursor, callId);
     // startActiveSpan, without its per-call closure: context.with passes the arguments through.
     const span = this.#tracer.startSpan(tool.spanName, { kind: SpanKind.INTERNAL, attributes });
     return context.with(
@@ -286,7 +329,7 @@ export class ToolCallRunner {
       sequence,
       args,
       execute,
-      true,
+      placement,
     ) as Promise<ReadOutcome<T, V>>;
   }
 
@@ -374,7 +417,7 @@ export class ToolCallRunner {
           if (!verdict.review) throw new Error('tooltrail: the guard refused without a review request');
           return { decision: verdict.decision, callId, sequence, findings: verdict.findings, review: verdict.review };
         }
-        const outcome = await this.#execute(span, tool, session, callId, sequence, args, execute, false);
+        const outcome = await this.#execute(span, tool, session, callId, sequence, args, execute, undefined);
         return { ...outcome, decision: 'allowed', findings: [] };
       },
     );
@@ -395,7 +438,7 @@ export class ToolCallRunner {
       [GuardUnenforcedEvent.DECISION]: verdict.decision,
       [GuardUnenforcedEvent.FINDINGS]: findings,
     });
-    const outcome = await this.#execute(span, tool, session, callId, sequence, args, execute, false);
+    const outcome = await this.#execute(span, tool, session, callId, sequence, args, execute, undefined);
     return {
       ...outcome,
       decision: 'not_checked',
@@ -441,8 +484,8 @@ export class ToolCallRunner {
     sequence: number,
     args: A,
     execute: Execute<A, V>,
-    /** Only reads are evidence: a mutation's own result says nothing about what a later mutation may rely on. */
-    isEvidence: boolean,
+    /** Reads only (where the read sits in its traversal): a mutation's own result is no evidence for a later one. */
+    placement: Placement | undefined,
   ): Promise<ReadOutcome<T, V>> {
     let value: V;
     try {
@@ -451,8 +494,11 @@ export class ToolCallRunner {
       const { type, message } = recordThrown(span, err);
       const result = errorResult({ type, message });
       span.setAttributes(resultAttributes(result));
+      if (placement !== undefined) {
+        const traversal = this.#remember(tool, session, placement, callId, sequence, result);
+        if (traversal !== undefined) recordTraversal(span, traversal);
+      }
       span.end();
-      if (isEvidence) session.evidence.add(this.#record(tool, callId, sequence, result));
       throw err;
     }
     try {
@@ -470,11 +516,27 @@ export class ToolCallRunner {
         const recorded = this.#project(value, tool.recordResult);
         if (recorded !== undefined) span.setAttribute(GenAi.TOOL_CALL_RESULT, recorded);
       }
-      if (isEvidence) session.evidence.add(this.#record(tool, callId, sequence, result));
-      return readOutcome(callId, sequence, value, result, recognized);
+      const traversal =
+        placement === undefined ? undefined : this.#remember(tool, session, placement, callId, sequence, result);
+      if (traversal !== undefined) recordTraversal(span, traversal);
+      return readOutcome(callId, sequence, value, result, recognized, traversal);
     } finally {
       span.end();
     }
+  }
+
+  /** A read into the session's evidence, placed in its traversal. */
+  #remember<V, T, A>(
+    tool: ToolBinding<V, T, A>,
+    session: Session,
+    placement: Placement,
+    callId: string,
+    sequence: number,
+    result: ToolResult<T>,
+  ): TraversalState | undefined {
+    const record = this.#record(tool, callId, sequence, result);
+    session.evidence.add(record);
+    return session.traversals.settle(placement, record);
   }
 
   #record<V, T, A>(
@@ -520,8 +582,6 @@ export class ToolCallRunner {
 
 const NO_REASONS: readonly Reason[] = Object.freeze([]);
 const NO_CONTINUATION: Continuation = Object.freeze({ kind: 'none' });
-/** Above this, a read's item ids are not remembered: the guard then cannot compare targets with it (it says so). */
-export const MAX_REMEMBERED_IDS = 100_000;
 
 function merged(global: FieldPolicies, own: FieldPolicies | undefined): FieldPolicies | undefined {
   const all = own ? { ...global, ...own } : global;

@@ -3,10 +3,12 @@ import type { TracerProvider } from '@opentelemetry/api';
 import { trace } from '@opentelemetry/api';
 import type { Effect, WarningCode } from '../contract/codes.ts';
 import { MUTATION_BASES } from '../contract/codes.ts';
+import type { CompletenessAdapter } from './adapters/adapter.ts';
 import type { AgentInvocation } from './agent-span.ts';
 import { runAgent } from './agent-span.ts';
 import type { TooltrailConfig, TooltrailConfigInput } from './config.ts';
 import { FieldPoliciesSchema, parseConfig } from './config.ts';
+import type { CursorSelector } from './cursor.ts';
 import type { GuardVerdict, MutationPlan } from './guard.ts';
 import type { MutationPolicy, ReadPolicy } from './policy.ts';
 import type { FieldPolicies } from './redaction.ts';
@@ -53,10 +55,21 @@ export interface ToolDefinition<T = unknown> {
   itemId?: (item: T) => string | number | undefined;
 }
 
-export interface ReadDefinition<T = unknown> extends ToolDefinition<T> {
-  /** A read tool's resource: its results describe it, so mutations of that resource find them as evidence. */
-  policy?: ReadPolicy;
+export interface ReadDefinition<T = unknown, A = unknown> extends ToolDefinition<T> {
+  /**
+   * A read tool's resource (its results describe it, so mutations of that resource find them as evidence) and
+   * where its cursor is in the arguments.
+   */
+  policy?: ReadPolicy<A>;
+  /**
+   * Reads the API's raw response into the contract (`githubSearch`, `kubernetesList`...); its `pageParams` also
+   * tell where the cursor is in the arguments when the policy does not.
+   */
+  adapter?: ReadAdapter;
 }
+
+/** What a read tool uses of an adapter. */
+export type ReadAdapter = Pick<CompletenessAdapter, 'read'> & Partial<Pick<CompletenessAdapter, 'pageParams'>>;
 
 export interface MutationDefinition<A = unknown, T = unknown> extends ToolDefinition<T> {
   /** How to judge a call made with arguments only: resource, basis, targets from the arguments, evidence window. */
@@ -77,6 +90,10 @@ export interface ExternalRead<V = unknown, T = unknown> {
   callId?: string;
   /** The resource the result describes when it declares no scope (the read tool's policy). */
   resource?: string;
+  /** The call's arguments: a cursor in them places the read in its traversal. */
+  args?: unknown;
+  /** Where the cursor is in the arguments (see `ReadPolicy.cursor`). */
+  cursor?: CursorSelector;
   itemId?: (item: T) => string | number | undefined;
   /** Default: `interpretToolResult`; e.g. `interpretMcpResult` for an MCP `CallToolResult`. */
   interpret?: (value: V) => InterpretedResult<T>;
@@ -114,7 +131,7 @@ export interface Tooltrail {
   session(info: SessionInfo): Session;
   /** A read tool: its result's completeness goes on the span and into the session's evidence. */
   readTool<A, T = unknown, V = unknown>(
-    definition: string | ReadDefinition<T>,
+    definition: string | ReadDefinition<T, A>,
     fn: (args: A, ctx: ToolCallContext) => Promise<V> | V,
   ): ReadTool<A, T, V>;
   /**
@@ -155,19 +172,25 @@ export function createTooltrail(options: TooltrailOptions = {}): Tooltrail {
     ...(isWarningEscalated ? { isWarningEscalated } : {}),
   });
 
-  const bind = <T, V, A>(definition: string | ReadDefinition<T> | MutationDefinition<A, T>, effect: Effect) => {
+  const bind = <T, V, A>(definition: string | ReadDefinition<T, A> | MutationDefinition<A, T>, effect: Effect) => {
     const def = toDefinition(definition);
     const policy = def.policy;
     validatePolicy(def.name, policy, effect);
+    const adapter = 'adapter' in def ? def.adapter : undefined;
+    const cursor = effect === 'read' ? (policy as ReadPolicy<A> | undefined)?.cursor : undefined;
     return runner.bind<V, T, A>({
       toolName: def.name,
       toolType: def.type,
       toolDescription: def.description,
       recordArguments: def.record?.arguments,
       recordResult: def.record?.result,
-      interpret: (value: V) => interpretToolResult<T>(value),
+      interpret: adapter
+        ? (value: V) => interpretToolResult<T>(adapter.read(value))
+        : (value: V) => interpretToolResult<T>(value),
       itemId: def.itemId,
       resource: policy?.resource,
+      ...(cursor !== undefined ? { cursor } : {}),
+      ...(adapter?.pageParams ? { pageParams: adapter.pageParams } : {}),
       ...(effect === 'mutation' && policy ? { policy: policy as MutationPolicy<A> } : {}),
       ...('verifyTarget' in def && def.verifyTarget ? { verifyTarget: def.verifyTarget } : {}),
     });
@@ -177,7 +200,10 @@ export function createTooltrail(options: TooltrailOptions = {}): Tooltrail {
     config,
     runner,
     session: (info) => new Session(info, config.evidenceLedgerSize),
-    readTool<A, T, V>(definition: string | ReadDefinition<T>, fn: (args: A, ctx: ToolCallContext) => Promise<V> | V) {
+    readTool<A, T, V>(
+      definition: string | ReadDefinition<T, A>,
+      fn: (args: A, ctx: ToolCallContext) => Promise<V> | V,
+    ) {
       const tool = bind<T, V, A>(definition, 'read');
       return (session: Session, args: A, call?: CallOptions) => runner.read(tool, session, args, call, fn);
     },
@@ -194,8 +220,9 @@ export function createTooltrail(options: TooltrailOptions = {}): Tooltrail {
         interpret: read.interpret ?? ((value: V) => interpretToolResult<T>(value)),
         itemId: read.itemId,
         resource: read.resource,
+        cursor: read.cursor,
       });
-      return runner.recordRead(tool, session, read.value, read.callId ?? globalThis.crypto.randomUUID());
+      return runner.recordRead(tool, session, read.value, read.callId ?? globalThis.crypto.randomUUID(), read.args);
     },
     invokeAgent: (session, fn, invocation = {}) => runAgent(tracer, session, invocation, fn),
     judgeMutation<A>(session: Session, call: MutationCall<A>): MutationJudgement {
@@ -216,13 +243,19 @@ export function createTooltrail(options: TooltrailOptions = {}): Tooltrail {
 /** A policy fails when the tool is defined, naming the tool and the key; a function selector is checked by type. */
 function validatePolicy(
   toolName: string,
-  policy: ReadPolicy | MutationPolicy<never> | undefined,
+  policy: ReadPolicy<never> | MutationPolicy<never> | undefined,
   effect: Effect,
 ): void {
   if (policy === undefined) return;
   const problems: string[] = [];
   if (typeof policy.resource !== 'string' || policy.resource.length === 0) {
     problems.push('policy.resource must be a non-empty string');
+  }
+  if (effect === 'read') {
+    const c = (policy as ReadPolicy<never>).cursor;
+    if (c !== undefined && typeof c !== 'function' && (typeof c !== 'string' || (c !== '' && !c.startsWith('/')))) {
+      problems.push('policy.cursor must be a JSON pointer ("/cursor") or a function of the arguments');
+    }
   }
   if (effect === 'mutation') {
     const p = policy as MutationPolicy<never>;
@@ -243,8 +276,8 @@ function validatePolicy(
 }
 
 function toDefinition<T, A>(
-  definition: string | ReadDefinition<T> | MutationDefinition<A, T>,
-): ReadDefinition<T> | MutationDefinition<A, T> {
+  definition: string | ReadDefinition<T, A> | MutationDefinition<A, T>,
+): ReadDefinition<T, A> | MutationDefinition<A, T> {
   const def = typeof definition === 'string' ? { name: definition } : definition;
   if (typeof def.name !== 'string' || def.name.length === 0) throw new Error('tooltrail: a tool needs a name');
   for (const part of ['arguments', 'result'] as const) {

@@ -27,19 +27,18 @@ import { allowedValue as allowedValue$, same as same$, source as sourceImport } 
 import type { Stream } from './stream.ts';
 import {
   H_OPERATION as H_OPERATION$,
-  H_SEMCONV as H_SEMCONV$,
   K_CODE as K_CODE$,
   K_COMPLETE as K_COMPLETE$,
   K_ITEM_COUNT as K_ITEM_COUNT$,
   K_MESSAGE as K_MESSAGE$,
   K_OPERATION_KIND as K_OPERATION_KIND$,
   K_OPERATION as K_OPERATION$,
-  K_SEMCONV as K_SEMCONV$,
   K_SEQUENCE as K_SEQUENCE$,
   K_SOURCE as K_SOURCE$,
   K_STRING as K_STRING$,
   K_STRINGS as K_STRINGS$,
   K_TARGET_COUNT as K_TARGET_COUNT$,
+  MAP_ONLY_BY_HASH as MAP_ONLY_BY_HASH$,
   SLOT_AGENT_NAME as SLOT_AGENT_NAME$,
   SLOT_SESSION_ID as SLOT_SESSION_ID$,
   SLOT_TOOL_NAME as SLOT_TOOL_NAME$,
@@ -85,19 +84,18 @@ const allowedValue = allowedValue$;
 const same = same$;
 const source = sourceImport;
 const H_OPERATION = H_OPERATION$;
-const H_SEMCONV = H_SEMCONV$;
 const K_CODE = K_CODE$;
 const K_COMPLETE = K_COMPLETE$;
 const K_ITEM_COUNT = K_ITEM_COUNT$;
 const K_MESSAGE = K_MESSAGE$;
 const K_OPERATION = K_OPERATION$;
 const K_OPERATION_KIND = K_OPERATION_KIND$;
-const K_SEMCONV = K_SEMCONV$;
 const K_SEQUENCE = K_SEQUENCE$;
 const K_SOURCE = K_SOURCE$;
 const K_STRING = K_STRING$;
 const K_STRINGS = K_STRINGS$;
 const K_TARGET_COUNT = K_TARGET_COUNT$;
+const MAP_ONLY_BY_HASH = MAP_ONLY_BY_HASH$;
 const SLOT_AGENT_NAME = SLOT_AGENT_NAME$;
 const SLOT_SESSION_ID = SLOT_SESSION_ID$;
 const SLOT_TOOL_NAME = SLOT_TOOL_NAME$;
@@ -213,12 +211,17 @@ export function writeToolCall(
       }
       // A contract attribute of another kind is stored flagged (or coerced): flatten's.
       if (typed >= 0 && TYPED_CONTRACT[typed] !== 0) throw OUTSIDE;
-    } else if (
-      slots.hash[i] === H_SEMCONV &&
-      same(slots.key[i]!, slots.keyLen[i]!, K_SEMCONV) &&
-      slots.kind[i] !== V_STRING
-    ) {
-      throw OUTSIDE;
+    } else {
+      // A map-only contract attribute of another kind or value is stored flagged: flatten's.
+      const rule = MAP_ONLY_BY_HASH.get(slots.hash[i]!);
+      if (
+        rule !== undefined &&
+        same(slots.key[i]!, slots.keyLen[i]!, rule.key) &&
+        (slots.kind[i] !== rule.kind ||
+          (rule.allowed !== undefined && !allowedValue(rule.allowed, slots.a[i]!, slots.b[i]!)))
+      ) {
+        throw OUTSIDE;
+      }
     }
     if (extras === extra.length) {
       const e = new Int32Array(extra.length * 2);

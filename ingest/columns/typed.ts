@@ -4,26 +4,37 @@
  */
 import { Buffer } from 'node:buffer';
 import {
+  ATTRIBUTE_TYPES as ATTRIBUTE_TYPES$,
   Attr as Attr$,
   type AttrName,
+  type AttrValueType,
   ENUM_VALUES as ENUM_VALUES$,
   EXECUTE_TOOL as EXECUTE_TOOL$,
   GenAi as GenAi$,
   isJudgedContractKey as isJudgedContractKey$,
+  MAP_ONLY_ATTRIBUTES as MAP_ONLY_ATTRIBUTES$,
   marksToolSpan as marksToolSpan$,
   OtelResource as OtelResource$,
   WarningEvent as WarningEvent$,
 } from '../../contract/index.ts';
-import { keyHash as keyHash$ } from '../../platform/otlp/reader/index.ts';
+import {
+  keyHash as keyHash$,
+  V_BOOL as V_BOOL$,
+  V_INT as V_INT$,
+  V_STRING as V_STRING$,
+  V_STRINGS as V_STRINGS$,
+} from '../../platform/otlp/reader/index.ts';
 import { TOOL_CALLS as TOOL_CALLS$ } from './layout.ts';
 import { encodedString as encodedString$ } from './stream.ts';
 
 // Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+const ATTRIBUTE_TYPES = ATTRIBUTE_TYPES$;
 const Attr = Attr$;
 const ENUM_VALUES = ENUM_VALUES$;
 const EXECUTE_TOOL = EXECUTE_TOOL$;
 const GenAi = GenAi$;
 const isJudgedContractKey = isJudgedContractKey$;
+const MAP_ONLY_ATTRIBUTES = MAP_ONLY_ATTRIBUTES$;
 const marksToolSpan = marksToolSpan$;
 const OtelResource = OtelResource$;
 const WarningEvent = WarningEvent$;
@@ -123,9 +134,31 @@ export const TYPED_ALLOWED: (Buffer[] | undefined)[] = TYPED.map(([k]) =>
   ENUM_VALUES[k as AttrName]?.map((v) => Buffer.from(v, 'utf8')),
 );
 export const T_TOOL_NAME = TYPED.findIndex(([k]) => k === GenAi.TOOL_NAME);
-/** The one contract attribute without a column: judged all the same (a string). */
-export const K_SEMCONV = Buffer.from(Attr.SEMCONV_VERSION);
-export const H_SEMCONV = keyHash(K_SEMCONV);
+/** A contract attribute without a column (contract MAP_ONLY_ATTRIBUTES): judged all the same, kept in `attributes`. */
+export interface MapOnlyRule {
+  key: Buffer;
+  /** The reader's value kind of its contract type. */
+  kind: number;
+  allowed: Buffer[] | undefined;
+}
+const READER_KIND: Readonly<Record<AttrValueType, number>> = {
+  string: V_STRING$,
+  bool: V_BOOL$,
+  int: V_INT$,
+  'string[]': V_STRINGS$,
+};
+/** Map-only contract attributes by key hash (a hit is then compared byte for byte). */
+export const MAP_ONLY_BY_HASH = new Map<number, MapOnlyRule>();
+for (const k of MAP_ONLY_ATTRIBUTES) {
+  const key = Buffer.from(k, 'utf8');
+  const h = keyHash(key);
+  if (MAP_ONLY_BY_HASH.has(h) || TYPED_BY_HASH.has(h)) throw new Error('wire-columns: contract keys share a hash');
+  MAP_ONLY_BY_HASH.set(h, {
+    key,
+    kind: READER_KIND[ATTRIBUTE_TYPES[k]],
+    allowed: ENUM_VALUES[k]?.map((v) => Buffer.from(v, 'utf8')),
+  });
+}
 export const SLOT_TOOL_NAME = STRING_COLUMN_SLOT.get(TOOL_CALLS.s('tool_name'))!;
 export const SLOT_AGENT_NAME = STRING_COLUMN_SLOT.get(TOOL_CALLS.s('agent_name'))!;
 export const SLOT_SESSION_ID = STRING_COLUMN_SLOT.get(TOOL_CALLS.s('session_id'))!;

@@ -5,10 +5,10 @@
  * guard's structured refusal instead of the mutation's result.
  */
 import type {
-  CompletenessAdapter,
   GuardFinding,
   MutationOutcome,
   MutationPolicy,
+  ReadAdapter,
   ReadOutcome,
   ReadPolicy,
   RecoveryOption,
@@ -20,10 +20,13 @@ import type {
 export type FrameworkToolPolicy =
   | {
       effect: 'read';
-      /** The resource its results describe when they declare no scope. */
+      /** The resource its results describe when they declare no scope, and where its cursor is in the arguments. */
       policy?: ReadPolicy;
-      /** Reads the API's raw response into the contract (e.g. `githubSearch`, `kubernetesList`). */
-      adapter?: Pick<CompletenessAdapter, 'read'>;
+      /**
+       * Reads the API's raw response into the contract (e.g. `githubSearch`, `kubernetesList`); its `pageParams`
+       * tell where the cursor is when the policy does not.
+       */
+      adapter?: ReadAdapter;
     }
   | { effect: 'mutation'; policy: MutationPolicy };
 
@@ -39,8 +42,14 @@ export interface GuardRefusal {
   options: RecoveryOption[];
 }
 
-/** What the model receives from a read: the contract (completeness, reasons, continuation) and what to do next. */
-export type ReadForModel = ReadOutcome['result'] & { next_step: ReadOutcome['nextStep'] };
+/**
+ * What the model receives from a read: the contract (completeness, reasons, continuation), what to do next, and for
+ * a page of a cursor traversal where it stands (a last page that says complete, of a traversal that broke, is not).
+ */
+export type ReadForModel = ReadOutcome['result'] & {
+  next_step: ReadOutcome['nextStep'];
+  traversal?: NonNullable<ReadOutcome['traversal']>;
+};
 
 export interface BridgedTool {
   /** Runs the tool through the wrapper; `run` is the framework's own execution of it. */
@@ -57,13 +66,13 @@ export function bridgeTool(tt: Tooltrail, name: string, declared: FrameworkToolP
     return run();
   };
   if (declared.effect === 'read') {
-    const adapter = declared.adapter;
     const read = tt.readTool<unknown>(
-      { name, ...(declared.policy ? { policy: declared.policy } : {}) },
-      async (_args, ctx) => {
-        const value = await take(ctx.callId);
-        return adapter ? adapter.read(value) : value;
+      {
+        name,
+        ...(declared.policy ? { policy: declared.policy } : {}),
+        ...(declared.adapter ? { adapter: declared.adapter } : {}),
       },
+      (_args, ctx) => take(ctx.callId),
     );
     return {
       async call(session, args, callId, run) {
@@ -93,7 +102,7 @@ export function bridgeTool(tt: Tooltrail, name: string, declared: FrameworkToolP
 }
 
 export function readForModel(out: ReadOutcome): ReadForModel {
-  return { ...out.result, next_step: out.nextStep };
+  return { ...out.result, next_step: out.nextStep, ...(out.traversal ? { traversal: out.traversal } : {}) };
 }
 
 export function guardRefusal(tool: string, out: Extract<MutationOutcome, { review: unknown }>): GuardRefusal {

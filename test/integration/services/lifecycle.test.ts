@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
 import { KAFKA_VERSION } from '../../../services/config.ts';
-import { isAlive } from '../../../services/process.ts';
+import { freePort, isAlive } from '../../../services/process.ts';
 import { services } from '../../../testkit/services.ts';
 
 const repo = resolve(import.meta.dirname, '../../..');
@@ -38,6 +38,13 @@ function tempHome(withJars: boolean): string {
     symlinkSync(sharedJars, join(home, 'cache', `kafka-${KAFKA_VERSION}`));
   }
   return home;
+}
+
+/** Ports free now, all different (the shared services' and other engineers' fixed ones are never assumed free). */
+async function freePorts(n: number): Promise<number[]> {
+  const out = new Set<number>();
+  while (out.size < n) out.add(await freePort());
+  return [...out];
 }
 
 function cli(args: string[], env: Record<string, string>) {
@@ -70,13 +77,14 @@ after(() => {
 
 test('services up starts all four, a second up is a no-op, and down leaves no process behind', async () => {
   const home = tempHome(true);
+  const [kafka, controller, clickhouse, alertmanager, postgres] = await freePorts(5);
   const env = {
     TOOLTRAIL_HOME: home,
-    TOOLTRAIL_KAFKA_PORT: '19092',
-    TOOLTRAIL_KAFKA_CONTROLLER_PORT: '19093',
-    TOOLTRAIL_CLICKHOUSE_PORT: '18125',
-    TOOLTRAIL_ALERTMANAGER_PORT: '19293',
-    TOOLTRAIL_POSTGRES_PORT: '19432',
+    TOOLTRAIL_KAFKA_PORT: String(kafka),
+    TOOLTRAIL_KAFKA_CONTROLLER_PORT: String(controller),
+    TOOLTRAIL_CLICKHOUSE_PORT: String(clickhouse),
+    TOOLTRAIL_ALERTMANAGER_PORT: String(alertmanager),
+    TOOLTRAIL_POSTGRES_PORT: String(postgres),
   };
   const first = cli(['services', 'up'], env);
   assert.equal(first.status, 0, first.stderr);
@@ -170,11 +178,12 @@ test('a taken PostgreSQL port gives one error line naming TOOLTRAIL_POSTGRES_POR
   }
 });
 
-test('a machine without Java gets one line naming Java and how to install it', () => {
+test('a machine without Java gets one line naming Java and how to install it', async () => {
+  const [kafka, controller] = await freePorts(2);
   const env = {
     TOOLTRAIL_HOME: tempHome(true),
-    TOOLTRAIL_KAFKA_PORT: '19094',
-    TOOLTRAIL_KAFKA_CONTROLLER_PORT: '19095',
+    TOOLTRAIL_KAFKA_PORT: String(kafka),
+    TOOLTRAIL_KAFKA_CONTROLLER_PORT: String(controller),
     TOOLTRAIL_CLICKHOUSE_URL: services.clickhouse.url,
     TOOLTRAIL_ALERTMANAGER_URL: services.alertmanager.url,
     TOOLTRAIL_POSTGRES_URL: services.postgres.url,
@@ -186,11 +195,12 @@ test('a machine without Java gets one line naming Java and how to install it', (
   assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
 });
 
-test('an impossible jar download gives one line naming Maven Central and where the output is', () => {
+test('an impossible jar download gives one line naming Maven Central and where the output is', async () => {
+  const [kafka, controller] = await freePorts(2);
   const env = {
     TOOLTRAIL_HOME: tempHome(false),
-    TOOLTRAIL_KAFKA_PORT: '19096',
-    TOOLTRAIL_KAFKA_CONTROLLER_PORT: '19097',
+    TOOLTRAIL_KAFKA_PORT: String(kafka),
+    TOOLTRAIL_KAFKA_CONTROLLER_PORT: String(controller),
     TOOLTRAIL_CLICKHOUSE_URL: services.clickhouse.url,
     TOOLTRAIL_ALERTMANAGER_URL: services.alertmanager.url,
     TOOLTRAIL_POSTGRES_URL: services.postgres.url,

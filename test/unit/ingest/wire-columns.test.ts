@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { Attr } from '../../../contract/index.ts';
 import { type FlattenOptions, flatten } from '../../../ingest/flatten.ts';
 import {
   assembleBlocks,
@@ -12,6 +13,7 @@ import {
   decodeToColumns,
   type EncodedRows,
 } from '../../../ingest/wire-columns.ts';
+import type { KeyValue } from '../../../platform/otlp/index.ts';
 import {
   decodeExportTraceServiceRequest,
   type ExportTraceServiceRequest,
@@ -19,6 +21,7 @@ import {
 } from '../../../platform/otlp/index.ts';
 import type { Rows } from '../../../schema/rows.ts';
 import { syntheticMessage } from '../../../testkit/ingest.ts';
+import { attr, int, newTraceId, request, str, toolCallSpan } from '../../../testkit/otlp-requests.ts';
 import { blocksOf, plainRequest, prng, randomRequest, sdkPayload } from './otlp-payloads.ts';
 
 const OPTIONS: FlattenOptions[] = [{}, { defaultTenant: 'fallback' }, { tenant: 'authenticated' }];
@@ -112,6 +115,28 @@ describe('ingest column decoder (wire bytes -> Native columns)', () => {
       assert.equal(flatten(decodeExportTraceServiceRequest(bytes), o).rejected[0]?.reason, 'invalid_tenant');
     }
     assert.notEqual(decodeToColumns(new ColumnArena(), bytes, { tenant: 'authenticated' }), undefined);
+  });
+
+  it('keeps cursor-traversal attributes in the attributes map as flatten does, and leaves malformed ones to it', () => {
+    const page = (...extra: KeyValue[]) => {
+      const s = toolCallSpan(newTraceId(), 'conv-traversal');
+      return { ...s, attributes: [...(s.attributes ?? []), ...extra] };
+    };
+    const body = (...extra: KeyValue[]) =>
+      encodeExportTraceServiceRequest(request([page(...extra)], [attr(Attr.TENANT, str('acme'))]));
+    const well = body(attr(Attr.TRAVERSAL_ID, str('call-1')), attr(Attr.TRAVERSAL_PAGE, int(2)));
+    assert.ok(check(well, {}, 'well-formed traversal attributes'), 'taken by the column path');
+    const flagged = [
+      body(attr(Attr.TRAVERSAL_PAGE, str('2'))),
+      body(attr(Attr.TRAVERSAL_ID, int(7))),
+      body(attr(Attr.TRAVERSAL_BREAK, str('SNAPSHOT_MOVED'))),
+    ];
+    for (const [i, bytes] of flagged.entries()) {
+      assert.equal(decodeToColumns(new ColumnArena(), bytes, {}), undefined, `malformed ${i} left to flatten`);
+      const rows = flatten(decodeExportTraceServiceRequest(bytes), {});
+      assert.deepEqual(rows.toolCalls[0]?.warnings, ['INVALID_CONTRACT_ATTRIBUTE'], `malformed ${i} flagged`);
+    }
+    assert.ok(check(body(attr(Attr.TRAVERSAL_BREAK, str('SNAPSHOT_CHANGED'))), {}, 'a known break'), 'taken');
   });
 
   it('leaves invalid UTF-8 to the general path', () => {

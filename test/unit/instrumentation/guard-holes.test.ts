@@ -15,7 +15,7 @@ import {
   partialResult,
   warning,
 } from '../../../instrumentation/index.ts';
-import { MAX_REMEMBERED_IDS } from '../../../instrumentation/tool-call.ts';
+import { MAX_REMEMBERED_IDS } from '../../../instrumentation/session.ts';
 import { memoryTracing } from './fixtures/otel.ts';
 
 const tracing = memoryTracing();

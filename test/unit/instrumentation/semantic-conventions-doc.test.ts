@@ -15,6 +15,7 @@ import {
   REASON_CODES,
   RESULT_STATUSES,
   SEMCONV_VERSION,
+  TRAVERSAL_BREAKS,
   WARNING_CODES,
   WarningEvent,
 } from '../../../contract/index.ts';
@@ -53,6 +54,7 @@ test('the semantic-conventions page documents every code and enumerated value', 
     ...EFFECTS,
     ...MUTATION_BASES,
     ...GUARD_DECISIONS,
+    ...TRAVERSAL_BREAKS,
   ];
   for (const code of all) assert.ok(documented(code), code);
 });

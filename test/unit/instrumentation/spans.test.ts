@@ -92,7 +92,11 @@ test('a read span is an execute_tool span carrying exactly the documented attrib
   const span = await lastSpan();
   assert.equal(span.name, 'execute_tool list_service_accounts');
   assert.equal(span.kind, SpanKind.INTERNAL);
-  assert.deepEqual(keys(span), [...BASE, ...RESULT, Attr.RESULT_ITEM_COUNT, ...SCOPE].sort());
+  // A first page that points to a next one opens a cursor traversal: it is page 1 of it, named by its own call id.
+  const traversal = [Attr.TRAVERSAL_ID, Attr.TRAVERSAL_PAGE];
+  assert.deepEqual(keys(span), [...BASE, ...RESULT, Attr.RESULT_ITEM_COUNT, ...SCOPE, ...traversal].sort());
+  assert.equal(span.attributes[Attr.TRAVERSAL_ID], 'call-1');
+  assert.equal(span.attributes[Attr.TRAVERSAL_PAGE], 1);
   assert.equal(span.attributes[GenAi.OPERATION_NAME], EXECUTE_TOOL);
   assert.equal(span.attributes[GenAi.TOOL_CALL_ID], 'call-1');
   assert.equal(span.attributes[GenAi.CONVERSATION_ID], 'conv-1');
