@@ -9,13 +9,15 @@ import { AlwaysOffSampler, TracerProvider } from '@opentelemetry/sdk-trace';
 import type { GuardDecision, MutationBasis } from '../contract/codes.ts';
 import type { ToolResult } from '../contract/envelope.ts';
 import {
+  type CursorSelector,
   createTooltrail,
   type GuardFinding,
   type MutationPolicy,
   type ReviewRequest,
   type Session,
+  type TraversalState,
 } from '../instrumentation/index.ts';
-import { valuesAt } from './policy.ts';
+import { valueAt, valuesAt } from './policy.ts';
 
 export type GuardMode = 'enforce' | 'review' | 'observe';
 export const GUARD_MODES = ['enforce', 'review', 'observe'] as const;
@@ -25,6 +27,10 @@ export interface RecordedRead {
   toolName: string;
   resource: string | undefined;
   result: ToolResult;
+  /** The call's arguments: a cursor in them places the read in its traversal. */
+  args: unknown;
+  /** From the policy file: a JSON pointer or a dotted path to the cursor. */
+  cursor: string | undefined;
 }
 
 export interface MutationCall {
@@ -52,7 +58,8 @@ export interface GuardJudgement {
 }
 
 export interface GuardStep {
-  recordRead(conversationId: string, read: RecordedRead): void;
+  /** Records the read as evidence; a page of a cursor traversal says where it stands in it. */
+  recordRead(conversationId: string, read: RecordedRead): TraversalState | undefined;
   judge(conversationId: string, call: MutationCall): GuardJudgement;
 }
 
@@ -84,16 +91,19 @@ export function createGuardStep(options: { mode: GuardMode; evidenceWindow: numb
   return {
     recordRead(conversationId, read) {
       const state = stateOf(conversationId);
-      tt.recordRead(state.session, {
+      const outcome = tt.recordRead(state.session, {
         toolName: read.toolName,
         value: read.result,
         callId: read.callId,
+        args: read.args,
         ...(read.resource === undefined ? {} : { resource: read.resource }),
+        ...(read.cursor === undefined ? {} : { cursor: cursorSelector(read.cursor) }),
       });
       if (read.resource === undefined && read.result.scope?.resource === undefined) {
         state.unscoped.push(read.callId);
         if (state.unscoped.length > options.evidenceWindow) state.unscoped.shift();
       }
+      return outcome.traversal;
     },
     judge(conversationId, call) {
       const state = stateOf(conversationId);
@@ -132,6 +142,15 @@ export function createGuardStep(options: { mode: GuardMode; evidenceWindow: numb
         evidenceSnapshots: verdict.evidenceSnapshots,
       };
     },
+  };
+}
+
+/** The policy's cursor: a JSON pointer as is, a dotted path as a function of the arguments. */
+function cursorSelector(path: string): CursorSelector {
+  if (path.startsWith('/')) return path;
+  return (args) => {
+    const v = valueAt(args, path);
+    return typeof v === 'string' || typeof v === 'number' ? v : undefined;
   };
 }
 

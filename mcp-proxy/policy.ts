@@ -33,6 +33,12 @@ const ToolPolicySchema = z
         'Where the mutation targets are in the arguments: a JSON pointer (`/ids`) or a dotted path (`items.*.id`).',
       ),
     evidenceMaxAgeMs: z.number().int().positive().optional().describe('Reads older than this are stale evidence.'),
+    cursor: z
+      .union([z.string().regex(/^(\/[^/]*)*$/, 'a JSON pointer like `/cursor`'), PathSchema])
+      .optional()
+      .describe(
+        'Where a read carries its cursor in the arguments (`cursor`, `page.token`, `/page` for a tool paged by number), so that its pages join one traversal. Default: the usual names (`cursor`, `page_token`, `after`...).',
+      ),
   })
   .strict();
 

@@ -25,7 +25,8 @@ export interface ReviewContent {
   reasons: { code: string; message: string; callId?: string }[];
   notSeen: { code: string; message?: string; evidenceCallId: string }[];
   targets: readonly string[];
-  options: { kind: string; description: string }[];
+  /** What would make the call acceptable; `read_all_pages` carries the cursor of the next page to read. */
+  options: { kind: string; description: string; cursor?: string }[];
 }
 
 export function stoppedResult(stop: StoppedCall): Record<string, unknown> {
@@ -56,7 +57,11 @@ export function reviewContent(stop: StoppedCall): ReviewContent {
       evidenceCallId: x.evidenceCallId,
     })),
     targets: r?.targets ?? [],
-    options: (r?.options ?? []).map((o) => ({ kind: o.kind, description: o.description })),
+    options: (r?.options ?? []).map((o) => ({
+      kind: o.kind,
+      description: o.description,
+      ...('cursor' in o && o.cursor !== undefined ? { cursor: o.cursor } : {}),
+    })),
   };
 }
 

@@ -19,6 +19,7 @@ import {
   recordMutationPlan,
   recordResult,
   recordToolError,
+  recordTraversal,
   startRequestSpan,
   toolCallAttributes,
 } from './spans.ts';
@@ -54,6 +55,8 @@ interface ToolCall {
   callId: string;
   conversationId: string;
   effect: 'read' | 'mutation';
+  /** What the client sent: a read's cursor is in it. */
+  args: unknown;
 }
 
 const LIST_KEYS: Record<string, string> = {
@@ -197,7 +200,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
     await ensureKnown(target);
     const known = annotations.get(target);
     const { effect, destructive } = resolveEffect(policy, known?.hints);
-    const tool: ToolCall = { name: target, callId, conversationId, effect };
+    const tool: ToolCall = { name: target, callId, conversationId, effect, args: params.arguments };
     span.setAttributes(
       toolCallAttributes({
         toolName: target,
@@ -310,12 +313,15 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
       if ((m.result as { isError?: unknown } | undefined)?.isError === true) recordToolError(span);
       if (tool.effect === 'read') {
         try {
-          o.guard.recordRead(tool.conversationId, {
+          const traversal = o.guard.recordRead(tool.conversationId, {
             callId: tool.callId,
             toolName: tool.name,
             resource: policy?.resource,
             result: read.result,
+            args: tool.args,
+            cursor: policy?.cursor,
           });
+          if (traversal !== undefined) recordTraversal(span, traversal);
         } catch (err) {
           // A read the ledger could not take is missing evidence (the guard refuses on it), never a lost answer.
           o.log(`tooltrail mcp-proxy: could not record the read ${tool.callId}: ${(err as Error).message}`);

@@ -25,6 +25,7 @@ import {
   WarningEvent,
 } from '../contract/attributes.ts';
 import type { ToolResult } from '../contract/envelope.ts';
+import type { TraversalState } from '../instrumentation/index.ts';
 import type { GuardJudgement } from './guard-step.ts';
 
 const propagator = new W3CTraceContextPropagator();
@@ -99,6 +100,13 @@ export function recordResult(span: Span, result: ToolResult): void {
     }
   }
   span.setAttributes(attributes);
+}
+
+/** A page of a cursor traversal: its traversal (the first page's call id), its position, a break seen here. */
+export function recordTraversal(span: Span, t: TraversalState): void {
+  span.setAttribute(Attr.TRAVERSAL_ID, t.id);
+  if (t.page !== undefined) span.setAttribute(Attr.TRAVERSAL_PAGE, t.page);
+  if (t.break !== undefined) span.setAttribute(Attr.TRAVERSAL_BREAK, t.break);
 }
 
 /** A tool result with `isError: true`: the output is not copied into the span. */

@@ -14,6 +14,7 @@ import {
   type MutationBasis,
   OtelResource,
   type ReasonCode,
+  type TraversalBreak,
   toolSpanName,
   type WarningCode,
   WarningEvent,
@@ -38,6 +39,8 @@ export interface ReadStep {
   snapshot?: string;
   callId?: string;
   warnings?: WarningDetail[];
+  /** A page of a cursor traversal (semconv 1.5.0): the first page's call id, its position, a break seen there. */
+  traversal?: { id: string; page?: number; break?: TraversalBreak };
   /** Seconds after the session start. */
   at: number;
 }
@@ -151,6 +154,11 @@ export function buildSessionSpans(sessions: readonly SessionScript[], serviceNam
         if (step.items !== undefined) attributes[Attr.RESULT_ITEM_COUNT] = step.items;
         if (step.snapshot !== undefined) attributes[Attr.SCOPE_SNAPSHOT] = step.snapshot;
         if (step.warnings?.length) attributes[Attr.WARNINGS] = step.warnings.map((w) => w.code);
+        if (step.traversal) {
+          attributes[Attr.TRAVERSAL_ID] = step.traversal.id;
+          if (step.traversal.page !== undefined) attributes[Attr.TRAVERSAL_PAGE] = step.traversal.page;
+          if (step.traversal.break !== undefined) attributes[Attr.TRAVERSAL_BREAK] = step.traversal.break;
+        }
       } else {
         attributes[Attr.MUTATION_BASIS] = step.basis;
         if (step.targets !== undefined) attributes[Attr.MUTATION_TARGET_COUNT] = step.targets;

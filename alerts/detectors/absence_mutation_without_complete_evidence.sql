@@ -7,6 +7,9 @@
 --     read completely by some read of the same session in the window;
 --   * or, when it declares nothing, the reads of the same tooltrail.scope.resource in the window: there must be
 --     at least one, all complete.
+-- A read here is a cursor traversal (the pages a session read cursor after cursor, linked by
+-- tooltrail.traversal.id: one read, complete as a whole or not at all; fragments/traversal_complete.sql), or a
+-- single read no attribute links, as before semconv 1.5.0.
 -- So: an absence mutation with no read behind it at all, or naming evidence that was never (completely) read.
 --
 -- Severity: the same score as mutation_after_incomplete_read (alerts/README.md); basis is always absence here.
@@ -33,7 +36,8 @@ WITH
     (
         SELECT
             tenant, if(session_id = '', trace_id, session_id) AS session, span_id, tool_call_id, start_time,
-            ifNull(sequence, 0) AS seq, scope_resource, scope_snapshot, result_complete
+            ifNull(sequence, 0) AS seq, scope_resource, scope_snapshot, result_complete, result_reasons,
+            {{include:traversal_columns}}
         FROM {database:Identifier}.tool_calls
         WHERE effect = 'read'
           AND ({tenant:String} = '' OR tenant = {tenant:String})

@@ -9,7 +9,8 @@
 -- How: every table is read by its primary-key prefix (tenant, session) for the arrived sessions only
 -- (detector_mutations, detector_incomplete_reads, detector_complete_reads: fragments/arrived_rows.sql, shared with
 -- incremental_absence_mutation_without_complete_evidence), so the cost follows what arrived, not the size of the
--- history. Those sets are small, so the rule is applied in one pass with exact string keys. The rows are scored
+-- history. Those sets are small, so the rule is applied with exact string keys: the pages grouped per mutation and
+-- traversal (fragments/traversal_complete.sql), the concerning ones kept, their evidence checked. The rows are scored
 -- and ordered by the range detector's own tail (fragments/mutation_finding_rows.sql);
 -- bench/detector-evaluation.ts compares both on the same data (a conformance check against the range detector).
 --
@@ -18,7 +19,42 @@
 WITH
     {{include:arrived}},
     {{include:arrived_rows}},
-    -- Mutations with at least one concerning incomplete read before them in the window, with those reads.
+    -- Mutations and the pages of their session before them in the window.
+    pages AS
+    (
+        SELECT m.tenant AS tenant, m.session AS session, m.trace_id AS trace_id, m.span_id AS mutation_span_id,
+            r.traversal_key AS traversal_key, r.tool_call_id AS read_call_id,
+            {{include:concerns_mutation}} AS concerns,
+            true AS t_in,
+            {{include:page_columns}}
+        FROM arrived_incomplete_reads AS r
+        INNER JOIN arrived_mutations AS m ON r.tenant = m.tenant AND r.session = m.session
+        WHERE (r.start_time, r.seq) < (m.start_time, m.seq)
+          AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32})
+    ),
+    -- Each mutation's traversals: whether one concerns it, whether it was complete before it, what it stands for.
+    traversals AS
+    (
+        SELECT tenant, session, trace_id, mutation_span_id, traversal_key, max(concerns) AS concerns,
+            {{include:traversal_complete}} AS complete,
+            arrayConcat(arrayMap(c -> ('call', c), arrayConcat(groupUniqArrayIf(read_call_id, read_call_id != ''),
+                                                               [traversal_key])),
+                        arrayMap(s -> ('snapshot', s), groupUniqArrayIf(t_snapshot, t_snapshot != '')))
+                AS stands_for
+        FROM pages
+        GROUP BY tenant, session, trace_id, mutation_span_id, traversal_key
+    ),
+    -- Mutations with at least one concerning traversal that was not complete before them.
+    concerned AS
+    (
+        SELECT tenant, session, trace_id, mutation_span_id,
+            groupArrayIf(traversal_key, concerns AND NOT complete) AS concerning,
+            arrayDistinct(arrayFlatten(groupArrayIf(stands_for, complete))) AS traversal_items
+        FROM traversals
+        GROUP BY tenant, session, trace_id, mutation_span_id
+        HAVING length(concerning) > 0
+    ),
+    -- Those mutations with the pages of the traversals that concern them.
     candidates AS
     (
         SELECT
@@ -30,37 +66,45 @@ WITH
             any(m.evidence_snapshots) AS evidence_snapshots, any(m.evidence_call_ids) AS evidence_call_ids,
             arrayConcat(arrayMap(s -> ('snapshot', s), evidence_snapshots),
                         arrayMap(c -> ('call', c), evidence_call_ids)) AS declared,
+            any(x.traversal_items) AS traversal_items,
             {{include:incomplete_read_columns}}
         FROM arrived_incomplete_reads AS r
         INNER JOIN arrived_mutations AS m ON r.tenant = m.tenant AND r.session = m.session
+        INNER JOIN concerned AS x
+            ON x.tenant = m.tenant AND x.session = m.session AND x.trace_id = m.trace_id
+           AND x.mutation_span_id = m.span_id
         WHERE (r.start_time, r.seq) < (m.start_time, m.seq)
           AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32})
-          AND ((r.scope_resource != '' AND r.scope_resource = m.scope_resource)
-            OR (r.scope_snapshot != '' AND has(m.evidence_snapshots, r.scope_snapshot))
-            OR (r.tool_call_id != '' AND has(m.evidence_call_ids, r.tool_call_id)))
+          AND has(x.concerning, r.traversal_key)
         GROUP BY m.tenant, m.session, m.trace_id, m.span_id
     ),
     -- Each candidate's declared evidence, one row per snapshot / call id.
     items AS
     (
         SELECT tenant, session, trace_id, mutation_span_id, mutation_time, mutation_seq, item.1 AS item_kind,
-            item.2 AS item_value, item_index
+            item.2 AS item_value, item_index, has(traversal_items, item) AS by_traversal
         FROM candidates
         ARRAY JOIN declared AS item, arrayEnumerate(declared) AS item_index
     ),
-    -- How many of each candidate's declared items a complete read of the window stands for.
+    -- How many of each candidate's declared items a complete read or traversal of the window stands for.
     cleared AS
     (
-        SELECT i.tenant AS tenant, i.session AS session, i.trace_id AS trace_id,
-            i.mutation_span_id AS mutation_span_id, uniqExact(i.item_index) AS matched
-        FROM items AS i
-        INNER JOIN arrived_complete_reads AS e ON e.tenant = i.tenant AND e.session = i.session
-        WHERE i.item_value != ''
-          AND ((i.item_kind = 'snapshot' AND e.scope_snapshot = i.item_value)
-            OR (i.item_kind = 'call' AND e.tool_call_id = i.item_value))
-          AND (e.start_time, e.seq) < (i.mutation_time, i.mutation_seq)
-          AND e.start_time >= i.mutation_time - toIntervalSecond({window_seconds:UInt32})
-        GROUP BY i.tenant, i.session, i.trace_id, i.mutation_span_id
+        SELECT tenant, session, trace_id, mutation_span_id, uniqExact(item_index) AS matched
+        FROM
+        (
+            SELECT tenant, session, trace_id, mutation_span_id, item_index FROM items WHERE by_traversal
+            UNION ALL
+            SELECT i.tenant AS tenant, i.session AS session, i.trace_id AS trace_id,
+                i.mutation_span_id AS mutation_span_id, i.item_index AS item_index
+            FROM items AS i
+            INNER JOIN arrived_complete_reads AS e ON e.tenant = i.tenant AND e.session = i.session
+            WHERE i.item_value != ''
+              AND ((i.item_kind = 'snapshot' AND e.scope_snapshot = i.item_value)
+                OR (i.item_kind = 'call' AND e.tool_call_id = i.item_value))
+              AND (e.start_time, e.seq) < (i.mutation_time, i.mutation_seq)
+              AND e.start_time >= i.mutation_time - toIntervalSecond({window_seconds:UInt32})
+        )
+        GROUP BY tenant, session, trace_id, mutation_span_id
     ),
     -- The candidates whose declared evidence was not all read completely: the findings.
     findings AS

@@ -2,11 +2,17 @@
 --
 -- Rule: a mutation M is a finding when, in the same session and at most {window_seconds} before M, a read R
 --   * covered the same tooltrail.scope.resource as M, or is named by M as evidence (R's scope.snapshot is in M's
---     tooltrail.mutation.evidence_snapshots, or R's gen_ai.tool.call.id in tooltrail.mutation.evidence_call_ids),
---   * and was not complete: tooltrail.result.complete false, or absent (unknown completeness counts as incomplete),
+--     tooltrail.mutation.evidence_snapshots, or R's gen_ai.tool.call.id, or the id of R's cursor traversal, in
+--     tooltrail.mutation.evidence_call_ids),
+--   * and R was not complete: tooltrail.result.complete false, or absent (unknown completeness counts as
+--     incomplete), unless R is a page of a cursor traversal that was complete before M,
 -- unless M's declared evidence is complete: M names at least one snapshot or call id, and every one of them was
--- read completely by some read of that window (so an incomplete first page superseded by a complete read that M
--- names is not a finding).
+-- read completely by some read of that window, or is a page, the snapshot or the id of a traversal complete before M
+-- (so an incomplete first page superseded by a complete read that M names is not a finding).
+-- A cursor traversal (semconv 1.5.0: pages linked by tooltrail.traversal.id / .page, alerts/README.md) is one read:
+-- complete when its first page, every position after it, one snapshot where declared, no break (an expired cursor,
+-- a break an emitter recorded) and a complete last page are among the pages of the window before M
+-- (fragments/traversal_complete.sql). A read that no attribute links is a traversal of one page, as before 1.5.0.
 -- The session is gen_ai.conversation.id (the trace id when a span has none); "before" orders by start time, then
 -- by tooltrail.session.sequence.
 --
@@ -16,28 +22,35 @@
 --   score >= 7: critical, 3..6: warning, <= 2: info
 --
 -- How (for speed over tens of millions of rows): the detector reads three small tables that materialized views fill
--- at insert time (migration 0014), never tool_calls itself, in three stages:
---   1. narrow candidates: mutations joined with the INCOMPLETE reads of their session on UInt64 session_key, numbers
---      and the resource / evidence columns only (no string keys, none of the finding's wide columns);
+-- at insert time (migrations 0014 and 0041), never tool_calls itself, in three stages:
+--   1. narrow candidates: mutations joined with the reads of their session that cannot stand alone as complete
+--      (incomplete reads and traversal pages) on UInt64 session_key, numbers and the resource / evidence columns
+--      only; grouped by traversal to keep those that concern M and were not complete before it (no string keys,
+--      none of the finding's wide columns);
 --   2. narrow evidence: each candidate's declared evidence (one row per snapshot / call id) is looked up among the
 --      complete reads by item_key, a 64-bit hash of (tenant, session, kind, value) (a false match needs a hash
---      collision within the window, ~1e-16); candidates whose evidence is complete drop out;
---   3. wide: only the mutations left (the findings) are fetched with their columns and joined again with their
---      incomplete reads, this time also comparing tenant and session exactly, to build the finding rows.
+--      collision within the window, ~1e-16), and among the items of the traversals complete before it; candidates
+--      whose evidence is complete drop out;
+--   3. wide: only the mutations left (the findings) are fetched with their columns and joined again with the pages
+--      of the traversals that concern them, this time also comparing tenant and session exactly, to build the
+--      finding rows.
 -- Stages 1-2 key a mutation by (session_key, cityHash64(span_id)) and skip the exact session test: that can only
 -- keep extra candidates (on a session_key collision), which stage 3's exact test removes; merging two mutations'
--- evidence would need both 64-bit keys to collide. Findings are the same as the one-pass query's (compared on the
--- bench's 10M rows), at ~half the time: the wide columns cross one small join instead of two large ones. The score
--- and the row order are fragments/mutation_finding_rows.sql, shared with the incremental detector.
+-- evidence would need both 64-bit keys to collide. The score and the row order are fragments/mutation_finding_rows.sql,
+-- shared with the incremental detector.
 --
 -- Parameters: database (Identifier), tenant ('' = every tenant), since/until (M's start time range),
 -- window_seconds (how far before M a read still counts).
 WITH
-    -- 1. Mutations with at least one concerning incomplete read before them, on narrow columns.
-    narrow_candidates AS
+    -- 1. Mutations and the pages of their session before them in the window, on narrow columns.
+    narrow_pages AS
     (
-        SELECT m.session_key AS session_key, m.span_key AS span_key, any(m.start_time) AS mutation_time,
-            any(m.seq) AS mutation_seq, any(m.item_keys) AS item_keys
+        SELECT m.session_key AS session_key, m.span_key AS span_key, m.start_time AS mutation_time,
+            m.seq AS mutation_seq, m.item_keys AS item_keys, cityHash64(r.traversal_key) AS traversal_hash,
+            {{include:concerns_mutation}} AS concerns,
+            true AS t_in,
+            {{include:page_columns}},
+            r.traversal_items AS t_items
         FROM
         (
             SELECT session_key, cityHash64(span_id) AS span_key, start_time, seq, scope_resource, evidence_snapshots,
@@ -51,7 +64,8 @@ WITH
         ) AS m
         INNER JOIN
         (
-            SELECT session_key, start_time, seq, scope_resource, scope_snapshot, tool_call_id
+            SELECT session_key, start_time, seq, scope_resource, scope_snapshot, tool_call_id, result_reasons,
+                result_complete, traversal_key, traversal_page, traversal_break, traversal_first, traversal_items
             FROM {database:Identifier}.detector_incomplete_reads
             WHERE ({tenant:String} = '' OR tenant = {tenant:String})
               AND start_time >= {since:DateTime64(9)} - toIntervalSecond({window_seconds:UInt32})
@@ -59,23 +73,40 @@ WITH
         ) AS r ON r.session_key = m.session_key
         WHERE (r.start_time, r.seq) < (m.start_time, m.seq)
           AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32})
-          AND ((r.scope_resource != '' AND r.scope_resource = m.scope_resource)
-            OR (r.scope_snapshot != '' AND has(m.evidence_snapshots, r.scope_snapshot))
-            OR (r.tool_call_id != '' AND has(m.evidence_call_ids, r.tool_call_id)))
-        GROUP BY m.session_key, m.span_key
+    ),
+    -- Each mutation's traversals: whether one concerns it, whether it was complete before it, and what it stands for.
+    narrow_traversals AS
+    (
+        SELECT session_key, span_key, traversal_hash, any(mutation_time) AS mutation_time,
+            any(mutation_seq) AS mutation_seq, any(item_keys) AS item_keys, max(concerns) AS concerns,
+            {{include:traversal_complete}} AS complete,
+            groupUniqArrayArray(t_items) AS stands_for
+        FROM narrow_pages
+        GROUP BY session_key, span_key, traversal_hash
+    ),
+    -- Mutations with at least one concerning traversal that was not complete before them.
+    narrow_candidates AS
+    (
+        SELECT session_key, span_key, any(mutation_time) AS mutation_time, any(mutation_seq) AS mutation_seq,
+            any(item_keys) AS item_keys, groupArrayIf(traversal_hash, concerns AND NOT complete) AS concerning,
+            arrayDistinct(arrayFlatten(groupArrayIf(stands_for, complete))) AS traversal_items
+        FROM narrow_traversals
+        GROUP BY session_key, span_key
+        HAVING length(concerning) > 0
     ),
     -- 2. Their declared evidence, one row each (a mutation that declares none keeps one row, item_count 0).
     narrow_items AS
     (
-        SELECT session_key, span_key, mutation_time, mutation_seq, length(item_keys) AS item_count, item_key, item_index
+        SELECT session_key, span_key, mutation_time, mutation_seq, concerning, traversal_items,
+            length(item_keys) AS item_count, item_key, item_index
         FROM narrow_candidates
         LEFT ARRAY JOIN item_keys AS item_key, arrayEnumerate(item_keys) AS item_index
     ),
-    -- Candidates whose declared evidence was not all read completely in the window. RIGHT JOIN: the small item
-    -- set is the hash table, the complete evidence streams past it once.
+    -- Candidates whose declared evidence was not all read completely in the window, by a read or a traversal.
+    -- RIGHT JOIN: the small item set is the hash table, the complete evidence streams past it once.
     narrow_findings AS
     (
-        SELECT c.session_key AS session_key, c.span_key AS span_key
+        SELECT c.session_key AS session_key, c.span_key AS span_key, any(c.concerning) AS concerning
         FROM
         (
             SELECT item_key, start_time, seq FROM {database:Identifier}.detector_complete_evidence
@@ -86,10 +117,12 @@ WITH
         RIGHT JOIN narrow_items AS c ON r.item_key = c.item_key
         GROUP BY c.session_key, c.span_key
         HAVING any(c.item_count) = 0 OR uniqExactIf(c.item_index,
-                (r.start_time, r.seq) < (c.mutation_time, c.mutation_seq)
-                AND r.start_time >= c.mutation_time - toIntervalSecond({window_seconds:UInt32})) < any(c.item_count)
+                has(c.traversal_items, c.item_key)
+                OR ((r.start_time, r.seq) < (c.mutation_time, c.mutation_seq)
+                    AND r.start_time >= c.mutation_time - toIntervalSecond({window_seconds:UInt32})))
+            < any(c.item_count)
     ),
-    -- 3. The findings' wide columns, with the exact session test.
+    -- 3. The findings' wide columns, with the exact session test, and the pages of the traversals that concern them.
     findings AS
     (
         SELECT
@@ -103,7 +136,8 @@ WITH
         FROM
         (
             SELECT tenant, session, session_key, trace_id, span_id, tool_call_id, start_time, seq, tool_name,
-                scope_resource, scope_snapshot, complete_reported, result_reasons, result_item_count
+                scope_resource, scope_snapshot, complete_reported, result_reasons, result_item_count,
+                result_complete, traversal_key, traversal_break
             FROM {database:Identifier}.detector_incomplete_reads
             WHERE ({tenant:String} = '' OR tenant = {tenant:String})
               AND start_time >= {since:DateTime64(9)} - toIntervalSecond({window_seconds:UInt32})
@@ -111,20 +145,28 @@ WITH
         ) AS r
         INNER JOIN
         (
-            SELECT tenant, session, session_key, trace_id, span_id, tool_call_id, start_time, seq, tool_name,
-                agent_name, scope_resource, mutation_basis, mutation_target_count, guard_decision, evidence_snapshots,
-                evidence_call_ids
-            FROM {database:Identifier}.detector_mutations
-            WHERE ({tenant:String} = '' OR tenant = {tenant:String})
-              AND start_time >= {since:DateTime64(9)} AND start_time < {until:DateTime64(9)}
-              AND (session_key, cityHash64(span_id)) IN (SELECT session_key, span_key FROM narrow_findings)
+            SELECT m.tenant AS tenant, m.session AS session, m.session_key AS session_key, m.trace_id AS trace_id,
+                m.span_id AS span_id, m.tool_call_id AS tool_call_id, m.start_time AS start_time, m.seq AS seq,
+                m.tool_name AS tool_name, m.agent_name AS agent_name, m.scope_resource AS scope_resource,
+                m.mutation_basis AS mutation_basis, m.mutation_target_count AS mutation_target_count,
+                m.guard_decision AS guard_decision, m.evidence_snapshots AS evidence_snapshots,
+                m.evidence_call_ids AS evidence_call_ids, f.concerning AS concerning
+            FROM
+            (
+                SELECT tenant, session, session_key, trace_id, span_id, tool_call_id, start_time, seq, tool_name,
+                    agent_name, scope_resource, mutation_basis, mutation_target_count, guard_decision,
+                    evidence_snapshots, evidence_call_ids
+                FROM {database:Identifier}.detector_mutations
+                WHERE ({tenant:String} = '' OR tenant = {tenant:String})
+                  AND start_time >= {since:DateTime64(9)} AND start_time < {until:DateTime64(9)}
+                  AND (session_key, cityHash64(span_id)) IN (SELECT session_key, span_key FROM narrow_findings)
+            ) AS m
+            INNER JOIN narrow_findings AS f ON f.session_key = m.session_key AND f.span_key = cityHash64(m.span_id)
         ) AS m ON r.session_key = m.session_key
         WHERE r.tenant = m.tenant AND r.session = m.session
           AND (r.start_time, r.seq) < (m.start_time, m.seq)
           AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32})
-          AND ((r.scope_resource != '' AND r.scope_resource = m.scope_resource)
-            OR (r.scope_snapshot != '' AND has(m.evidence_snapshots, r.scope_snapshot))
-            OR (r.tool_call_id != '' AND has(m.evidence_call_ids, r.tool_call_id)))
+          AND has(m.concerning, cityHash64(r.traversal_key))
         GROUP BY m.tenant, m.session, m.trace_id, m.span_id
     ),
     {{include:mutation_finding_rows}}

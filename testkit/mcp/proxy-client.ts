@@ -11,6 +11,7 @@ export const TOOLTRAIL_BIN = resolve(ROOT, 'bin/tooltrail.js');
 export const serverBin = (pkg: 'server-memory' | 'server-filesystem' | 'server-everything') =>
   resolve(ROOT, `node_modules/@modelcontextprotocol/${pkg}/dist/index.js`);
 export const PAGING_SERVER = resolve(ROOT, 'testkit/mcp/paging-server.ts');
+export const INVENTORY_SERVER = resolve(ROOT, 'testkit/mcp/inventory-server.ts');
 
 export interface ProxiedClient {
   client: Client;

@@ -1,9 +1,11 @@
--- Fragment (the CTEs `pairs`, `judged`, `scored` and the final SELECT; needs `absence_mutations` and `reads`): the
--- judgement of absence_mutation_without_complete_evidence (its rule is stated there), shared by its range and its
--- incremental detector, which differ only in which mutations and reads they feed it.
+-- Fragment (the CTEs `pairs`, `traversals`, `judged`, `scored` and the final SELECT; needs `absence_mutations` and
+-- `reads`): the judgement of absence_mutation_without_complete_evidence (its rule is stated there), shared by its
+-- range and its incremental detector, which differ only in which mutations and reads they feed it.
 --   absence_mutations: tenant, session, trace_id, span_id, tool_call_id, start_time, seq, tool_name, agent_name,
 --     scope_resource, mutation_basis, mutation_target_count, guard_decision, evidence_snapshots, evidence_call_ids
---   reads: tenant, session, span_id, tool_call_id, start_time, seq, scope_resource, scope_snapshot, result_complete
+--   reads: tenant, session, span_id, tool_call_id, start_time, seq, scope_resource, scope_snapshot, result_complete,
+--     result_reasons, traversal_key, traversal_page, traversal_break, traversal_first (a read no attribute links to
+--     a cursor traversal is its own: its call id, position 0, no break, first)
 -- Each absence mutation paired with the reads of its session. RIGHT JOIN: the absence mutations are the hash table,
 -- the reads stream past once, and a mutation with no read at all is kept once (its r.* then hold default values,
 -- which fail the window test).
@@ -15,15 +17,36 @@ pairs AS
         m.agent_name AS agent_name, m.scope_resource AS scope_resource, m.mutation_basis AS mutation_basis,
         m.mutation_target_count AS target_count, m.guard_decision AS guard_decision,
         m.evidence_snapshots AS evidence_snapshots, m.evidence_call_ids AS evidence_call_ids,
-        r.result_complete AS read_complete, r.scope_snapshot AS read_snapshot, r.tool_call_id AS read_call_id,
+        r.traversal_key AS traversal_key, r.tool_call_id AS read_call_id,
         r.tenant = m.tenant AND r.session = m.session
             AND (r.start_time, r.seq) < (m.start_time, m.seq)
-            AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32}) AS in_window,
+            AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32}) AS t_in,
+        {{include:concerns_mutation}} AS concerns,
         r.scope_resource != '' AND r.scope_resource = m.scope_resource AS same_resource,
-        r.scope_snapshot != '' AND has(m.evidence_snapshots, r.scope_snapshot) AS named_snapshot,
-        r.tool_call_id != '' AND has(m.evidence_call_ids, r.tool_call_id) AS named_call
+        {{include:page_columns}}
     FROM reads AS r
     RIGHT JOIN absence_mutations AS m ON r.tenant = m.tenant AND r.session = m.session
+),
+-- Each mutation's traversals (a read alone is one): whether one concerns it, whether it was complete before it, and
+-- which of the snapshots and call ids the mutation declares it stands for.
+traversals AS
+(
+    SELECT
+        tenant, session, trace_id, mutation_span_id, traversal_key,
+        any(mutation_tool_call_id) AS mutation_tool_call_id, any(mutation_time) AS mutation_time,
+        any(tool_name) AS tool_name, any(agent_name) AS agent_name, any(scope_resource) AS scope_resource,
+        any(mutation_basis) AS mutation_basis, any(target_count) AS target_count,
+        any(guard_decision) AS guard_decision,
+        any(evidence_snapshots) AS evidence_snapshots, any(evidence_call_ids) AS evidence_call_ids,
+        countIf(t_in AND concerns) > 0 AS concerning,
+        {{include:traversal_complete}} AS complete,
+        countIf(t_in AND same_resource) > 0 AS covers_resource,
+        arrayFilter(s -> has(evidence_snapshots, s), groupUniqArrayIf(t_snapshot, t_in AND t_snapshot != ''))
+            AS named_snapshots,
+        arrayFilter(c -> has(evidence_call_ids, c),
+            arrayConcat(groupUniqArrayIf(read_call_id, t_in AND read_call_id != ''), [traversal_key])) AS named_calls
+    FROM pairs
+    GROUP BY tenant, session, trace_id, mutation_span_id, traversal_key
 ),
 judged AS
 (
@@ -34,12 +57,11 @@ judged AS
         any(mutation_basis) AS mutation_basis, any(target_count) AS target_count,
         any(guard_decision) AS guard_decision,
         any(evidence_snapshots) AS evidence_snapshots, any(evidence_call_ids) AS evidence_call_ids,
-        countIf(in_window AND NOT read_complete AND (same_resource OR named_snapshot OR named_call))
-            AS incomplete_reads,
-        groupUniqArrayIf(read_snapshot, in_window AND read_complete AND named_snapshot) AS complete_snapshots,
-        groupUniqArrayIf(read_call_id, in_window AND read_complete AND named_call) AS complete_call_ids,
-        countIf(in_window AND read_complete AND same_resource) > 0 AS complete_same_resource
-    FROM pairs
+        countIf(concerning AND NOT complete) AS incomplete_reads,
+        arrayDistinct(arrayFlatten(groupArrayIf(named_snapshots, complete))) AS complete_snapshots,
+        arrayDistinct(arrayFlatten(groupArrayIf(named_calls, complete))) AS complete_call_ids,
+        countIf(complete AND covers_resource) > 0 AS complete_same_resource
+    FROM traversals
     GROUP BY tenant, session, trace_id, mutation_span_id
 ),
 scored AS

@@ -2,6 +2,8 @@
 -- what the incremental detectors judge, each table read by its primary-key prefix (tenant, session) for the
 -- arrived sessions only, so a run's cost follows what arrived, not the size of the history. The mutations are
 -- those from each session's from_time on; the reads those that can still count for them (the window before).
+-- arrived_incomplete_reads holds every read that cannot stand alone as complete evidence (the pages of cursor
+-- traversals included, with their traversal columns); arrived_complete_reads the reads that can.
 arrived_mutations AS
 (
     SELECT m.tenant AS tenant, m.session AS session, m.trace_id AS trace_id, m.span_id AS span_id,
@@ -26,7 +28,8 @@ arrived_mutations AS
 arrived_incomplete_reads AS
 (
     SELECT tenant, session, trace_id, span_id, tool_call_id, start_time, seq, tool_name, scope_resource,
-        scope_snapshot, complete_reported, result_reasons, result_item_count
+        scope_snapshot, complete_reported, result_reasons, result_item_count, result_complete, traversal_key,
+        traversal_page, traversal_break, traversal_first
     FROM {database:Identifier}.detector_incomplete_reads
     WHERE (tenant, session) IN (SELECT tenant, session FROM arrived)
       AND start_time >= (SELECT min(from_time) FROM arrived) - toIntervalSecond({window_seconds:UInt32})

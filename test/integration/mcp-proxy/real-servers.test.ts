@@ -191,7 +191,7 @@ test('filesystem server: reads are read-only, write_file and move_file are destr
   );
 });
 
-test('paging server: a page with nextCursor is incomplete, the last page complete, a cut text incomplete; a delete relying on pages that said more is refused', async () => {
+test('paging server: a page with nextCursor is incomplete, the last page complete, a cut text incomplete; the pages are one read, so a delete of an item of the first page runs', async () => {
   const policy = join(dir, 'policy.yaml');
   writeFileSync(
     policy,
@@ -224,9 +224,9 @@ test('paging server: a page with nextCursor is incomplete, the last page complet
       return { early, stderr: p.stderr };
     },
   );
-  // The earlier pages were incomplete (MORE_PAGES_AVAILABLE), so evidence for `users` is not all complete.
-  assert.equal(removed.early.isError, true);
-  assert.doesNotMatch(removed.stderr(), /removed u1/);
+  // Each page but the last said more; followed cursor after cursor to the last, they are one complete read.
+  assert.notEqual(removed.early.isError, true, text(removed.early));
+  assert.match(removed.stderr(), /removed u1/);
   const stored = await rows(session, 5);
   assert.deepEqual(
     stored.map((r) => [r.tool_name, r.result_complete, r.result_reasons]),
@@ -235,10 +235,20 @@ test('paging server: a page with nextCursor is incomplete, the last page complet
       ['list_users', false, ['MORE_PAGES_AVAILABLE']],
       ['list_users', true, []],
       ['export_log', false, ['RESULT_LIMIT_REACHED']],
-      ['remove_users', false, []],
+      // It ran: its text result says nothing about completeness.
+      ['remove_users', false, ['COMPLETENESS_UNKNOWN']],
     ],
   );
-  assert.equal(stored[4]?.guard_decision, 'refused');
+  assert.equal(stored[4]?.guard_decision, 'allowed');
+  const first = stored[0]?.attributes['tooltrail.traversal.id'];
+  assert.deepEqual(
+    stored.slice(0, 3).map((r) => [r.attributes['tooltrail.traversal.id'], r.attributes['tooltrail.traversal.page']]),
+    [
+      [first, '1'],
+      [first, '2'],
+      [first, '3'],
+    ],
+  );
 });
 
 test('memory server with a policy: a delete of what a declared-complete search returned is allowed, of anything else refused', async () => {
