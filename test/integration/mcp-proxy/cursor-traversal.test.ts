@@ -57,7 +57,7 @@ interface Envelope {
 }
 interface Review {
   reasons: { code: string; message: string }[];
-  options: { kind: string; cursor?: string }[];
+  options: { kind: string; description: string; cursor?: string }[];
 }
 
 /** One client session through the proxy, with its own server (and its own control file). */
@@ -116,8 +116,8 @@ class Agent {
   }
 }
 
-const review = (r: { structuredContent?: unknown }) => r.structuredContent as Review;
-const codes = (r: { structuredContent?: unknown }) => review(r).reasons.map((x) => x.code);
+const review = (r: unknown) => (r as { structuredContent: Review }).structuredContent;
+const codes = (r: unknown) => review(r).reasons.map((x) => x.code);
 const sessions: Record<string, string> = {};
 
 test('read to the end, a presence delete of items from any page and an absence change both run', async () => {
