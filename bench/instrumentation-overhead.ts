@@ -65,15 +65,16 @@ const variants: Record<string, () => Promise<unknown>> = {
         span.end();
       }
     }),
-  'hand-made span, same attributes': () =>
-    tracer.startActiveSpan(
+  'hand-made span, same attributes': () => {
+    const callId = globalThis.crypto.randomUUID();
+    return tracer.startActiveSpan(
       toolSpanName('list_service_accounts'),
       {
         kind: SpanKind.INTERNAL,
         attributes: {
           [GenAi.OPERATION_NAME]: EXECUTE_TOOL,
           [GenAi.TOOL_NAME]: 'list_service_accounts',
-          [GenAi.TOOL_CALL_ID]: globalThis.crypto.randomUUID(),
+          [GenAi.TOOL_CALL_ID]: callId,
           [GenAi.CONVERSATION_ID]: 'bench',
           [GenAi.AGENT_NAME]: 'bench-agent',
           [Attr.EFFECT]: 'read',
@@ -94,6 +95,9 @@ const variants: Record<string, () => Promise<unknown>> = {
             [Attr.SCOPE_VISIBILITY]: r.scope?.visibility ?? '',
             [Attr.SCOPE_SNAPSHOT]: r.scope?.snapshot ?? '',
             [Attr.WARNINGS]: r.warnings.map((w) => w.code),
+            // A first page that points to a next one is page 1 of a cursor traversal (semconv 1.5.0).
+            [Attr.TRAVERSAL_ID]: callId,
+            [Attr.TRAVERSAL_PAGE]: 1,
           });
           for (const w of r.warnings) {
             span.addEvent(WarningEvent.NAME, {
@@ -107,7 +111,8 @@ const variants: Record<string, () => Promise<unknown>> = {
           span.end();
         }
       },
-    ),
+    );
+  },
   'tooltrail readTool': () => wrapped(session, ARGS),
 };
 

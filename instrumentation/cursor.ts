@@ -104,12 +104,15 @@ export function pageParamsLocator(pageParams: PageParams): CursorLocator {
   };
 }
 
+const CURSOR_NAMES = new Set(CURSOR_ARGUMENT_NAMES);
+
 /** Without a declaration: a known parameter name gives the cursor, and any argument equal to one links the page. */
 export const namedLocator: CursorLocator = {
   given(args) {
     if (!isRecord(args)) return undefined;
-    for (const name of CURSOR_ARGUMENT_NAMES) {
-      if (!(name in args)) continue;
+    // Arguments are few: walk them, not the list of names.
+    for (const name in args) {
+      if (!CURSOR_NAMES.has(name)) continue;
       const t = cursorText(args[name]);
       if (t !== undefined) return t;
     }

@@ -24,15 +24,10 @@ export function resultAttributes(result: ToolResult): Attributes {
 }
 
 /** A page of a cursor traversal: which traversal (its first page's call id), its position, and a break seen here. */
-export function traversalAttributes(traversal: TraversalState): Attributes {
-  const attrs: Attributes = { [Attr.TRAVERSAL_ID]: traversal.id };
-  if (traversal.page !== undefined) attrs[Attr.TRAVERSAL_PAGE] = traversal.page;
-  if (traversal.break !== undefined) attrs[Attr.TRAVERSAL_BREAK] = traversal.break;
-  return attrs;
-}
-
 export function recordTraversal(span: Span, traversal: TraversalState): void {
-  span.setAttributes(traversalAttributes(traversal));
+  span.setAttribute(Attr.TRAVERSAL_ID, traversal.id);
+  if (traversal.page !== undefined) span.setAttribute(Attr.TRAVERSAL_PAGE, traversal.page);
+  if (traversal.break !== undefined) span.setAttribute(Attr.TRAVERSAL_BREAK, traversal.break);
 }
 
 /** One `tooltrail.warning` event per warning, with its code, message and source. */

@@ -103,7 +103,7 @@ export class Traversal {
     const at = position ?? 1;
     this.pages.length = at - 1;
     this.pages[at - 1] = record;
-    this.#breaks = this.#breaks.filter((b) => b.page === undefined || b.page < at);
+    if (this.#breaks.length > 0) this.#breaks = this.#breaks.filter((b) => b.page === undefined || b.page < at);
     this.#evidence = undefined;
     let broke: TraversalBreakInfo | undefined = early;
     const snapshot = record.scope?.snapshot;
@@ -180,10 +180,13 @@ export class TraversalBook {
   readonly #limit: number;
   /** Tool name -> cursor -> the traversals and positions of the pages that returned it, latest last. */
   readonly #cursors = new Map<string, Map<string, Link[]>>();
-  readonly #order: Traversal[] = [];
+  /** Traversals oldest first, as a ring: slot n % limit holds the n-th kept. */
+  readonly #ring: (Traversal | undefined)[];
+  #kept = 0;
 
   constructor(limit: number) {
     this.#limit = limit;
+    this.#ring = new Array(limit).fill(undefined);
   }
 
   /** Where a read call belongs, from its arguments, before it runs. */
@@ -241,18 +244,24 @@ export class TraversalBook {
       known = new Map();
       this.#cursors.set(traversal.toolName, known);
     }
-    const links = (known.get(cursor) ?? []).filter((l) => l.traversal !== traversal);
+    let links = known.get(cursor) ?? [];
+    // A page read again gives its cursor again: that traversal's older link goes.
+    if (traversal.cursors.includes(cursor)) links = links.filter((l) => l.traversal !== traversal);
+    else traversal.cursors.push(cursor);
     links.push({ traversal, after });
+    // Two queries rarely share a cursor: the newest few traversals that gave it are enough to tell them apart.
+    if (links.length > MAX_LINKS_PER_CURSOR) links.shift();
     // Re-inserted: the map's order is the order cursors were last given in.
     known.delete(cursor);
     known.set(cursor, links);
-    traversal.cursors.push(cursor);
   }
 
   #keep(traversal: Traversal): Traversal {
-    this.#order.push(traversal);
-    if (this.#order.length > this.#limit) {
-      const old = this.#order.shift() as Traversal;
+    const slot = this.#kept % this.#limit;
+    const old = this.#ring[slot];
+    this.#ring[slot] = traversal;
+    this.#kept += 1;
+    if (old !== undefined) {
       const known = this.#cursors.get(old.toolName);
       for (const c of old.cursors) {
         const links = known?.get(c)?.filter((l) => l.traversal !== old);
@@ -277,6 +286,7 @@ export function evidenceUnits(records: readonly EvidenceRecord[]): EvidenceRecor
 }
 
 const NONE: Continuation = Object.freeze({ kind: 'none' });
+const MAX_LINKS_PER_CURSOR = 8;
 
 function nextCursor(c: Continuation): string | undefined {
   if (c.kind === 'next_cursor') return c.cursor;
@@ -292,15 +302,16 @@ type Link = { traversal: Traversal; after: number };
  */
 function carried(known: Map<string, Link[]>, args: unknown, locator: CursorLocator): Link | undefined {
   let found: Link | undefined;
-  let sameQuery: Link | undefined;
   for (const [cursor, links] of known) {
     if (!locator.carries(args, cursor)) continue;
-    for (const link of links) {
-      found = link;
-      if (asksAlike(link.traversal.query, args)) sameQuery = link;
+    // Newest first: the first that asked what these ask wins at once.
+    for (let i = links.length - 1; i >= 0; i--) {
+      const link = links[i] as Link;
+      if (asksAlike(link.traversal.query, args)) return link;
     }
+    found = links[links.length - 1];
   }
-  return sameQuery ?? found;
+  return found;
 }
 
 /** Every top-level argument of the first page has the same value in these (a cursor and a page size may be added). */

@@ -6,11 +6,14 @@
  *   stored each become a gap ENTRY placed where the missing piece would have been;
  * - each mutation is linked to the stored reads its evidence names (call ids and snapshot tokens), in this session
  *   or another session of the same tenant;
- * - what each call could not see is stated plainly (blind-spots.ts), and gathered per session in timeline order.
+ * - what each call could not see is stated plainly (blind-spots.ts), and gathered per session in timeline order;
+ * - the pages a session read cursor after cursor are one read, a traversal (traversals.ts): listed as such, judged
+ *   as a whole for the mutations that rely on them, and their earlier pages' "more pages" are not blind spots.
  */
 import { blindSpotsOf, completenessOf } from './blind-spots.ts';
 import type { CallRow, KnownSpan, SessionData } from './rows.ts';
 import type {
+  BlindSpot,
   CallEntry,
   Concern,
   Entry,
@@ -18,8 +21,11 @@ import type {
   GapEntry,
   ReadRef,
   SessionTimeline,
+  Traversal,
+  TraversalRef,
   WarningDetail,
 } from './timeline.ts';
+import { isPaged, judgeTraversal, type TraversalJudgement, traversalKey } from './traversals.ts';
 
 /** Unix nanoseconds (decimal) -> `YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ`, exact. */
 export function instantOf(ns: string): string {
@@ -67,6 +73,7 @@ function readRef(r: CallRow, sessionId: string, positionBySpan: Map<string, numb
     reasons: r.result_reasons,
     item_count: num(r.result_item_count),
     snapshot: orNull(r.scope_snapshot),
+    traversal_id: isPaged(r) ? traversalKey(r) : null,
   };
 }
 
@@ -92,6 +99,7 @@ export function buildSessionTimeline(data: SessionData): SessionTimeline {
 
   const known = new Map<string, KnownSpan>();
   for (const s of data.knownSpans) known.set(key(s.trace_id, s.span_id), s);
+  const traversals = sessionTraversals(calls);
 
   calls.forEach((r, i) => {
     const details = warningsBySpan.get(r.span_id) ?? [];
@@ -132,7 +140,8 @@ export function buildSessionTimeline(data: SessionData): SessionTimeline {
       guard_decision: orNull(r.guard_decision),
       mutation: null,
       // What a call could not see is about what it read; a mutation's own result is shown, not read from.
-      could_not_see: r.effect === 'mutation' ? [] : blindSpotsOf(r),
+      could_not_see: r.effect === 'mutation' ? [] : pageBlindSpots(r, traversals),
+      traversal: isPaged(r) && r.effect !== 'mutation' ? { id: traversalKey(r), page: r.traversal_page || null } : null,
     };
     pending.push({ callIndex: i, rank: 1, entry });
   });
@@ -146,7 +155,49 @@ export function buildSessionTimeline(data: SessionData): SessionTimeline {
   const entries = assignPositions(pending, evidenceGapsAt);
   linkEvidence(calls, data, entries);
 
-  return summarize(data, calls, entries, notes);
+  return summarize(data, calls, entries, notes, traversals);
+}
+
+interface SessionTraversal {
+  tool: string;
+  pages: CallRow[];
+  judged: TraversalJudgement;
+}
+
+/** The session's reads grouped by traversal, for those an emitter linked (semconv 1.5.0), judged as they ended. */
+function sessionTraversals(calls: readonly CallRow[]): Map<string, SessionTraversal> {
+  const groups = new Map<string, CallRow[]>();
+  for (const c of calls) {
+    if (c.effect === 'mutation') continue;
+    const k = traversalKey(c);
+    groups.set(k, [...(groups.get(k) ?? []), c]);
+  }
+  const out = new Map<string, SessionTraversal>();
+  for (const [k, pages] of groups) {
+    if (!pages.some(isPaged)) continue;
+    out.set(k, { tool: pages[0]?.tool_name ?? '', pages, judged: judgeTraversal(pages) });
+  }
+  return out;
+}
+
+/**
+ * A page's blind spots: its own, except "more pages" on a page the traversal went past (they were read); the page
+ * where it stopped or broke says so.
+ */
+function pageBlindSpots(r: CallRow, traversals: Map<string, SessionTraversal>): BlindSpot[] {
+  const own = blindSpotsOf(r);
+  const t = isPaged(r) ? traversals.get(traversalKey(r)) : undefined;
+  if (t === undefined) return own;
+  const last = t.pages[t.pages.length - 1] === r;
+  const kept = own.filter((b) => b.kind !== 'pages_not_fetched' || (last && t.judged.stoppedAt !== null));
+  if (last && t.judged.broke) {
+    kept.push({
+      kind: 'traversal_broken',
+      reason: t.judged.broke.reason,
+      statement: `the paged read ${t.judged.statement}`,
+    });
+  }
+  return kept;
 }
 
 /** Missing numbers in 1..max of the session's sequence numbers, each run one gap entry. */
@@ -305,6 +356,12 @@ function assignPositions(pending: Pending[], evidenceGapsAt: Map<number, Omit<Ga
 
 function linkEvidence(calls: CallRow[], data: SessionData, entries: Entry[]): void {
   const pool = readPool(calls, data);
+  const byTraversal = new Map<string, CallRow[]>();
+  for (const r of pool) {
+    if (r.effect === 'mutation') continue;
+    const k = `${r.session_id}\u0000${traversalKey(r)}`;
+    byTraversal.set(k, [...(byTraversal.get(k) ?? []), r]);
+  }
   const positionBySpan = new Map<string, number>();
   for (const e of entries) if (e.kind === 'call') positionBySpan.set(key(e.trace_id, e.span_id), e.position);
   const rowBySpan = new Map(calls.map((c) => [key(c.trace_id, c.span_id), c]));
@@ -324,15 +381,36 @@ function linkEvidence(calls: CallRow[], data: SessionData, entries: Entry[]): vo
     };
   }
   function link(m: CallRow, via: 'call_id' | 'snapshot', ref: string): EvidenceLink {
-    const reads = resolve(m, via, ref, pool).map((r) => readRef(r, m.session_id, positionBySpan));
-    return { via, ref, found: reads.length > 0, reads };
+    const rows = resolve(m, via, ref, pool);
+    const reads = rows.map((r) => readRef(r, m.session_id, positionBySpan));
+    const traversals = new Map<string, TraversalRef>();
+    for (const r of rows) {
+      const pages = byTraversal.get(`${r.session_id}\u0000${traversalKey(r)}`) ?? [r];
+      if (!pages.some(isPaged) || traversals.has(traversalKey(r))) continue;
+      // As the traversal stood when the mutation ran: its pages read before it.
+      const before = pages.filter((p) => BigInt(p.start_ns) <= BigInt(m.start_ns));
+      const judged = judgeTraversal(before.length > 0 ? before : pages);
+      traversals.set(traversalKey(r), {
+        id: traversalKey(r),
+        pages: judged.pages,
+        complete: judged.complete,
+        statement: judged.statement,
+      });
+    }
+    return { via, ref, found: reads.length > 0, reads, traversals: [...traversals.values()] };
   }
 }
 
 function concernsOf(row: CallRow, evidence: EvidenceLink[]): Concern[] {
   const concerns: Concern[] = [];
   const notStored = evidence.filter((l) => !l.found);
-  const incomplete = evidence.flatMap((l) => l.reads).filter((r) => r.completeness !== 'complete');
+  // A page of a traversal is judged with its traversal (as it stood when the mutation ran), not alone.
+  const short = [...new Map(evidence.flatMap((l) => l.traversals).map((t) => [t.id, t])).values()].filter(
+    (t) => !t.complete,
+  );
+  const incomplete = evidence
+    .flatMap((l) => l.reads)
+    .filter((r) => r.completeness !== 'complete' && r.traversal_id === null);
   if (evidence.length === 0) {
     concerns.push({
       code: 'NO_EVIDENCE_DECLARED',
@@ -345,20 +423,24 @@ function concernsOf(row: CallRow, evidence: EvidenceLink[]): Concern[] {
       statement: `${notStored.length} evidence reference(s) resolve to no stored read: ${notStored.map((l) => l.ref).join(', ')}.`,
     });
   }
-  if (incomplete.length > 0) {
+  if (incomplete.length > 0 || short.length > 0) {
     const list = [
-      ...new Set(
-        incomplete.map(
+      ...new Set([
+        ...incomplete.map(
           (r) => `${r.tool_name} (${r.completeness}${r.reasons.length ? `: ${r.reasons.join(', ')}` : ''})`,
         ),
-      ),
+        ...short.map((t) => `a paged read of ${t.pages} page(s) (${t.statement})`),
+      ]),
     ];
     concerns.push({
       code: 'EVIDENCE_INCOMPLETE',
       statement: `It relied on read(s) that were not complete: ${list.join('; ')}.`,
     });
   }
-  if (row.mutation_basis === 'absence' && (evidence.length === 0 || notStored.length > 0 || incomplete.length > 0)) {
+  if (
+    row.mutation_basis === 'absence' &&
+    (evidence.length === 0 || notStored.length > 0 || incomplete.length > 0 || short.length > 0)
+  ) {
     concerns.push({
       code: 'ACTED_ON_ABSENCE_WITH_INCOMPLETE_EVIDENCE',
       statement:
@@ -368,7 +450,13 @@ function concernsOf(row: CallRow, evidence: EvidenceLink[]): Concern[] {
   return concerns;
 }
 
-function summarize(data: SessionData, calls: CallRow[], entries: Entry[], notes: string[]): SessionTimeline {
+function summarize(
+  data: SessionData,
+  calls: CallRow[],
+  entries: Entry[],
+  notes: string[],
+  traversals: Map<string, SessionTraversal>,
+): SessionTimeline {
   const callEntries = entries.filter((e): e is CallEntry => e.kind === 'call');
   const gapEntries = entries.filter((e): e is GapEntry => e.kind === 'gap');
   const couldNotSee: string[] = [];
@@ -394,6 +482,19 @@ function summarize(data: SessionData, calls: CallRow[], entries: Entry[], notes:
   const agents = new Map<string, { name: string; id: string }>();
   for (const c of calls) agents.set(`${c.agent_name}\u0000${c.agent_id}`, { name: c.agent_name, id: c.agent_id });
   const reads = callEntries.filter((e) => e.effect === 'read');
+  const completeTraversals = new Set([...traversals].filter(([, t]) => t.judged.complete).map(([k]) => k));
+  const positionBySpan = new Map(callEntries.map((e) => [key(e.trace_id, e.span_id), e.position]));
+  const listed: Traversal[] = [...traversals].map(([id, t]) => ({
+    id,
+    tool_name: t.tool,
+    entries: t.pages.map((p) => positionBySpan.get(key(p.trace_id, p.span_id)) ?? 0).filter((n) => n > 0),
+    pages: t.judged.pages,
+    complete: t.judged.complete,
+    snapshot: t.judged.snapshot,
+    break: t.judged.broke?.reason ?? null,
+    stopped_at: t.judged.stoppedAt,
+    statement: t.judged.statement,
+  }));
   const first = calls[0];
   const last = calls.reduce<CallRow | undefined>(
     (acc, c) => (acc === undefined || BigInt(c.end_ns) > BigInt(acc.end_ns) ? c : acc),
@@ -410,11 +511,16 @@ function summarize(data: SessionData, calls: CallRow[], entries: Entry[], notes:
       calls: callEntries.length,
       reads: reads.length,
       mutations: callEntries.filter((e) => e.effect === 'mutation').length,
-      incomplete_reads: reads.filter((e) => e.completeness === 'incomplete').length,
+      // A page of a traversal that went on to complete is not an incomplete read: the traversal is the read.
+      incomplete_reads: reads.filter(
+        (e) => e.completeness === 'incomplete' && !(e.traversal && completeTraversals.has(e.traversal.id)),
+      ).length,
       unknown_reads: reads.filter((e) => e.completeness === 'unknown').length,
       gaps: gapEntries.length,
       mutations_with_concerns: callEntries.filter((e) => (e.mutation?.concerns.length ?? 0) > 0).length,
+      traversals: listed.length,
     },
+    traversals: listed,
     could_not_see: couldNotSee,
     notes,
     reconstruction: {

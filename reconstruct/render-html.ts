@@ -50,6 +50,10 @@ function callRow(e: CallEntry, si: number, highlight: string | null): string {
     .filter(Boolean)
     .join(' ');
   const details: string[] = [];
+  if (e.traversal) {
+    const where = e.traversal.page === null ? 'a page of unknown position' : `page ${e.traversal.page}`;
+    details.push(`<li>${esc(where)} of the paged read <code>${esc(e.traversal.id)}</code></li>`);
+  }
   for (const b of e.could_not_see) details.push(`<li class="blind">could not see: ${esc(b.statement)}</li>`);
   if (e.mutation) {
     const m = e.mutation;
@@ -71,6 +75,11 @@ function callRow(e: CallEntry, si: number, highlight: string | null): string {
         const reasons = r.reasons.map((x) => pill(x, 'reason')).join('');
         details.push(
           `<li data-evidence="found">relied on ${esc(l.via)} <code>${esc(l.ref)}</code> &rarr; ${target}: <span class="c-${r.completeness}">${esc(r.completeness)}</span>${r.item_count === null ? '' : `, ${esc(r.item_count)} items`} ${reasons}</li>`,
+        );
+      }
+      for (const t of l.traversals) {
+        details.push(
+          `<li data-evidence="traversal">as one paged read <code>${esc(t.id)}</code>: <span class="c-${t.complete ? 'complete' : 'incomplete'}">${esc(t.statement)}</span></li>`,
         );
       }
     }
@@ -110,6 +119,14 @@ function sessionSection(s: SessionTimeline, si: number, highlight: string | null
     ? `<ul class="cns">${s.could_not_see.map((l) => `<li>${esc(l)}</li>`).join('')}</ul>`
     : '<p>Nothing recorded: every read said it was complete and no gap was found.</p>';
   const notes = s.notes.length ? `<h3>Notes</h3><ul>${s.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : '';
+  const paged = s.traversals.length
+    ? `<h3>Paged reads</h3><ul class="traversals">${s.traversals
+        .map(
+          (t) =>
+            `<li data-traversal="${esc(t.id)}" class="c-${t.complete ? 'complete' : 'incomplete'}">${esc(t.tool_name)} ${t.entries.map((p) => `<a href="#${anchor(si, p)}">#${p}</a>`).join(' ')}: ${esc(t.statement)}</li>`,
+        )
+        .join('')}</ul>`
+    : '';
   return `<section data-session="${esc(s.session_id)}">
 <h2>${esc(title)}</h2>
 <div class="meta">tenant ${esc(s.tenant)} · agents ${esc(s.agents.map((a) => a.name || a.id).join(', ') || 'unknown')} · ${esc(s.started_at)} → ${esc(s.ended_at)} · traces ${esc(s.trace_ids.join(', '))}</div>
@@ -117,6 +134,7 @@ function sessionSection(s: SessionTimeline, si: number, highlight: string | null
 ${banner}
 <h3>What it could not see</h3>
 ${cns}
+${paged}
 <h3>Timeline</h3>
 <table><thead><tr><th>#</th><th>Seq</th><th>Time (UTC)</th><th>Tool</th><th>Effect</th><th>Result</th><th>Reasons</th><th>Scope</th><th>Guard</th></tr></thead>
 <tbody>

@@ -51,6 +51,10 @@ function callCells(e: CallEntry): string[] {
 
 function detailLines(e: CallEntry, indent: string): string[] {
   const lines: string[] = [];
+  if (e.traversal) {
+    const where = e.traversal.page === null ? 'a page of unknown position' : `page ${e.traversal.page}`;
+    lines.push(`${indent}${where} of the paged read ${e.traversal.id}`);
+  }
   if (e.mutation) {
     const m = e.mutation;
     lines.push(
@@ -67,6 +71,7 @@ function detailLines(e: CallEntry, indent: string): string[] {
         const items = r.item_count === null ? '' : `, ${r.item_count} items`;
         lines.push(`${indent}evidence ${l.via} ${l.ref} -> ${where} ${r.tool_name} (${r.completeness}${why}${items})`);
       }
+      for (const t of l.traversals) lines.push(`${indent}  as one paged read ${t.id}: ${t.statement}`);
     }
     for (const c of m.concerns) lines.push(`${indent}! ${c.code}: ${c.statement}`);
   }
@@ -123,6 +128,14 @@ export function renderSessionText(s: SessionTimeline, highlight: string | null =
     out.push(fmt(callCells(e)));
     if (highlight !== null && e.span_id === highlight) out.push(`${indent}^^^ the finding is about this call`);
     out.push(...detailLines(e, indent));
+  }
+  if (s.traversals.length) {
+    out.push('');
+    out.push('Paged reads:');
+    for (const t of s.traversals) {
+      const at = t.entries.length ? ` #${t.entries[0]}${t.entries.length > 1 ? `-#${t.entries.at(-1)}` : ''}` : '';
+      out.push(`  ${t.tool_name}${at}: ${t.statement}`);
+    }
   }
   out.push('');
   out.push('What it could not see:');

@@ -44,6 +44,10 @@ export const CallRowSchema = z.object({
   // The SQL selects the instants as unix nanoseconds.
   start_ns: decimal,
   end_ns: decimal,
+  // A page of a cursor traversal (tool_calls.attributes, semconv 1.5.0); absent on reads before it.
+  traversal_id: z.string().optional(),
+  traversal_page: z.number().int().nonnegative().optional(),
+  traversal_break: z.string().optional(),
 });
 export type CallRow = z.infer<typeof CallRowSchema>;
 

@@ -30,6 +30,7 @@ export const BLIND_SPOT_KINDS = [
   'rate_limited',
   'completeness_unknown',
   'tool_error',
+  'traversal_broken',
   'other_reason',
 ] as const;
 
@@ -67,8 +68,19 @@ export const ReadRefSchema = z
     reasons: z.array(z.string()),
     item_count: z.number().int().nullable(),
     snapshot: z.string().nullable(),
+    traversal_id: z.string().nullable().describe('the cursor traversal it is a page of, judged as a whole'),
   })
   .meta({ id: 'ReadRef' });
+
+/** A cursor traversal as one read: its pages and whether, as a whole, it was complete. */
+export const TraversalRefSchema = z
+  .object({
+    id: z.string().describe('tooltrail.traversal.id: the gen_ai.tool.call.id of its first page'),
+    pages: z.number().int().nonnegative(),
+    complete: z.boolean(),
+    statement: z.string().describe('e.g. "3 pages, complete over snapshot inv-77", "2 pages, stopped at page 2 ..."'),
+  })
+  .meta({ id: 'TraversalRef' });
 
 export const EvidenceLinkSchema = z
   .object({
@@ -76,6 +88,9 @@ export const EvidenceLinkSchema = z
     ref: z.string(),
     found: z.boolean(),
     reads: z.array(ReadRefSchema).describe('the stored reads the reference resolves to; empty when not stored'),
+    traversals: z
+      .array(TraversalRefSchema)
+      .describe('the cursor traversals those reads are pages of, as they stood when the mutation ran'),
   })
   .meta({ id: 'EvidenceLink' });
 
@@ -130,8 +145,24 @@ export const CallEntrySchema = z
     guard_decision: z.string().nullable().describe('allowed | refused | review_requested; null when no guard ran'),
     mutation: MutationSchema.nullable(),
     could_not_see: z.array(BlindSpotSchema),
+    traversal: z
+      .object({
+        id: z.string(),
+        page: z.number().int().positive().nullable().describe('its position; null when the emitter did not know it'),
+      })
+      .nullable()
+      .describe('a page of a cursor traversal (the session timeline lists the traversal as one read)'),
   })
   .meta({ id: 'CallEntry' });
+
+/** A cursor traversal of the session: one read made of pages, with where it stands as a whole. */
+export const TraversalSchema = TraversalRefSchema.extend({
+  tool_name: z.string(),
+  entries: z.array(z.number().int().positive()).describe('the timeline positions of its pages, in order'),
+  snapshot: z.string().nullable().describe('the one snapshot its pages declared, when they agree'),
+  break: z.string().nullable().describe('SNAPSHOT_CHANGED, CURSOR_EXPIRED, CURSOR_NOT_RECEIVED or PAGE_SKIPPED'),
+  stopped_at: z.number().int().positive().nullable().describe('incomplete without a break: the page it stopped at'),
+}).meta({ id: 'Traversal' });
 
 export const GapDetailSchema = z
   .discriminatedUnion('type', [
@@ -192,7 +223,9 @@ export const SessionTimelineSchema = z
       unknown_reads: z.number().int().nonnegative(),
       gaps: z.number().int().nonnegative(),
       mutations_with_concerns: z.number().int().nonnegative(),
+      traversals: z.number().int().nonnegative().describe('cursor traversals of several pages'),
     }),
+    traversals: z.array(TraversalSchema),
     could_not_see: z.array(z.string()).describe('plain statements of every blind spot and gap, in timeline order'),
     notes: z.array(z.string()),
     reconstruction: ReconstructionCompletenessSchema,
@@ -235,6 +268,8 @@ export type BlindSpot = z.infer<typeof BlindSpotSchema>;
 export type WarningDetail = z.infer<typeof WarningDetailSchema>;
 export type ReadRef = z.infer<typeof ReadRefSchema>;
 export type EvidenceLink = z.infer<typeof EvidenceLinkSchema>;
+export type TraversalRef = z.infer<typeof TraversalRefSchema>;
+export type Traversal = z.infer<typeof TraversalSchema>;
 export type Concern = z.infer<typeof ConcernSchema>;
 export type Mutation = z.infer<typeof MutationSchema>;
 export type CallEntry = z.infer<typeof CallEntrySchema>;

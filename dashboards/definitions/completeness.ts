@@ -115,5 +115,17 @@ export function completenessDashboard(): Dashboard {
       9,
     ),
   );
+  d.withPanel(
+    grid.place(
+      tablePanel({
+        title: 'Paged reads by tool',
+        description:
+          'Reads an agent paged through by hand, cursor after cursor, each counted as one read: how many reached a complete last page over one snapshot, how many stopped short (and at which page), how many broke (snapshot changed, cursor expired or never received, page skipped).',
+        sql: 'completeness/paged_reads_by_tool.sql',
+      }),
+      24,
+      8,
+    ),
+  );
   return d.build();
 }

@@ -46,6 +46,18 @@ export function sessionDashboard(): Dashboard {
   d.withPanel(
     grid.place(
       tablePanel({
+        title: 'Paged reads',
+        description:
+          'The lists the agent read page after page, each as one read: its pages, and whether it was complete over one snapshot, stopped short (at which page) or broke (why).',
+        sql: 'session/paged_reads.sql',
+      }),
+      24,
+      6,
+    ),
+  );
+  d.withPanel(
+    grid.place(
+      tablePanel({
         title: 'What the agent could not see',
         description: 'Every incomplete read of the session, with its reasons, continuation, scope and visibility.',
         sql: 'session/blind_spots.sql',

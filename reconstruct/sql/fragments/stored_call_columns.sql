@@ -29,4 +29,7 @@ mutation_basis,
 toString(mutation_target_count) AS mutation_target_count,
 evidence_snapshots,
 evidence_call_ids,
-guard_decision
+guard_decision,
+attributes['tooltrail.traversal.id'] AS traversal_id,
+toUInt32OrZero(attributes['tooltrail.traversal.page']) AS traversal_page,
+attributes['tooltrail.traversal.break'] AS traversal_break

@@ -5,8 +5,9 @@
  * warning transitions, and people's actions (owners, acknowledgements, retirements) go through alerts' own stores.
  *
  * What the scenario guarantees (the panels' non-empty expectations rely on it), relative to `now`:
- *  - acme/cleanup-agent `acme-s-critical`: an incomplete EMPTY read of service_accounts, then an absence-based
- *    delete of 120 accounts the guard allowed -> a critical mutation finding (unowned).
+ *  - acme/cleanup-agent `acme-s-critical`: an incomplete EMPTY read of service_accounts (the first page of a paged
+ *    read that stopped there), then an absence-based delete of 120 accounts the guard allowed -> a critical mutation
+ *    finding (unowned).
  *  - acme/cleanup-agent `acme-s-refused`: a read cut by the client limit, then a delete the guard refused.
  *  - acme/report-agent `acme-s-clean`: a complete read, then an update relying on its snapshot -> no finding.
  *  - globex/report-agent `globex-s-unknown`: a read that said nothing about completeness and returned nothing,
@@ -51,6 +52,9 @@ function acmeSessions(now: Date): SessionScript[] {
           items: 0,
           snapshot: 'accounts-snap-1',
           warnings: [{ code: 'STALE_INDEX', source: 'idx-accounts', message: 'index 3 h behind' }],
+          // The first page of a paged read that stopped there (the paged-read panels show it).
+          callId: 'acme-s-critical-list-1',
+          traversal: { id: 'acme-s-critical-list-1', page: 1 },
           at: 0,
         },
         {

@@ -40,6 +40,7 @@ for (const [spec, framework] of [
   ['ai-sdk.spec.ts', 'the Vercel AI SDK'],
   ['openai-agents.spec.ts', 'the OpenAI Agents SDK'],
   ['readme-ai-sdk.spec.ts', "the README's AI SDK example"],
+  ['paging-by-hand.spec.ts', 'a model paging by hand in both SDKs'],
 ] as const) {
   test(`${framework} under Node 22: its tool loop gets the guard's refusal after an incomplete read (${spec})`, () => {
     const r = spawnSync(

@@ -14,6 +14,7 @@ import { defaultAlertsConfig } from '../../../alerts/config.ts';
 import { detect } from '../../../alerts/findings/detect.ts';
 import { Attr } from '../../../contract/index.ts';
 import { type RunningIngest, startIngest } from '../../../ingest/service.ts';
+import { reconstructSession } from '../../../reconstruct/reconstruct.ts';
 import { connectThroughProxy, INVENTORY_SERVER, type ProxiedClient } from '../../../testkit/mcp/proxy-client.ts';
 import { services, uniqueName } from '../../../testkit/services.ts';
 import { TENANT_A, TOKEN_A } from '../../unit/collector/fixtures.ts';
@@ -209,7 +210,7 @@ test('a last page read with a cursor the session never received does not make th
   assert.doesNotMatch(stderr, /marked/);
 });
 
-test('the spans link each page to its traversal, and the detectors find exactly the short sessions', async () => {
+test('the spans link each page to its traversal, the detectors find exactly the short sessions, and the reconstruction shows each traversal as one read', async () => {
   const all = Object.values(sessions);
   assert.equal(all.length, 6);
   const n = await h.waitForCount(
@@ -253,4 +254,16 @@ test('the spans link each page to its traversal, and the detectors find exactly 
     flagged.sort(),
     [sessions.short, sessions.snapshot, sessions.expired, sessions.skipped, sessions.headless].sort(),
   );
+
+  const timeline = async (session: string | undefined) =>
+    (await reconstructSession(h.db.ch, h.db.schema, { tenant: TENANT_A, session: session ?? '' })).sessions[0];
+  const whole = await timeline(sessions.toTheEnd);
+  assert.deepEqual(
+    whole?.traversals.map((t) => t.statement),
+    ['3 pages, complete over snapshot inv-77'],
+  );
+  const short = await timeline(sessions.short);
+  assert.match(short?.traversals[0]?.statement ?? '', /^2 pages, stopped at page 2 \(MORE_PAGES_AVAILABLE\)/);
+  const changed = await timeline(sessions.snapshot);
+  assert.match(changed?.traversals[0]?.statement ?? '', /broke at page 2: SNAPSHOT_CHANGED/);
 });

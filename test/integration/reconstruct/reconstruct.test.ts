@@ -128,6 +128,7 @@ describe('reconstruction of a session stored through the real pipeline', () => {
       unknown_reads: 1,
       gaps: 1,
       mutations_with_concerns: 2,
+      traversals: 0,
     });
     assert.deepEqual(t.trace_ids, [s.traceId]);
     assert.deepEqual(t.agents, [{ name: 'ops-bot', id: 'agent-7' }]);

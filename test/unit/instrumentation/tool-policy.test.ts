@@ -245,6 +245,20 @@ test('policies from a file are validated, every problem reported with its exact 
   );
 });
 
+test('a read policy from a file says where its cursor is; a cursor that is not a JSON pointer is refused by key', () => {
+  const ok = parseToolPolicies({ list_issues: { effect: 'read', resource: 'issues', cursor: '/page/after' } });
+  assert.deepEqual(ok.list_issues, { effect: 'read', resource: 'issues', cursor: '/page/after' });
+  assert.throws(
+    () => parseToolPolicies({ list_issues: { effect: 'read', resource: 'issues', cursor: 'after' } }),
+    /tools\.list_issues\.cursor/,
+  );
+  const tt = createTooltrail();
+  assert.throws(
+    () => tt.readTool({ name: 'list', policy: { resource: 'x', cursor: 'after' } }, () => ({})),
+    /tool list: policy\.cursor must be a JSON pointer/,
+  );
+});
+
 test('JSON pointers follow RFC 6901 (escapes, array indices, the whole document)', () => {
   assert.deepEqual(readTargets('/a~1b/0', { 'a/b': ['x', 'y'] }), { ok: true, targets: ['x'] });
   assert.deepEqual(readTargets('/m~0n', { 'm~n': 7 }), { ok: true, targets: ['7'] });

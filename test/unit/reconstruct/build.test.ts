@@ -209,7 +209,7 @@ describe('reconstruction timeline', () => {
       ref: 'call-404',
     });
     const m = calls(t)[1]!.mutation!;
-    assert.deepEqual(m.evidence[0], { via: 'call_id', ref: 'call-404', found: false, reads: [] });
+    assert.deepEqual(m.evidence[0], { via: 'call_id', ref: 'call-404', found: false, reads: [], traversals: [] });
     assert.deepEqual(
       m.concerns.map((c) => c.code),
       ['EVIDENCE_NOT_STORED'],
