@@ -429,7 +429,7 @@ function concernsOf(row: CallRow, evidence: EvidenceLink[]): Concern[] {
         ...incomplete.map(
           (r) => `${r.tool_name} (${r.completeness}${r.reasons.length ? `: ${r.reasons.join(', ')}` : ''})`,
         ),
-        ...short.map((t) => `a paged read of ${t.pages} page(s) (${t.statement})`),
+        ...short.map((t) => `a paged read (${t.statement})`),
       ]),
     ];
     concerns.push({

@@ -25,6 +25,12 @@ export const CASES = [
   'absence_without_any_read',
   'absence_naming_unread_evidence',
   'two_mutations_two_resources',
+  'traversal_to_the_end',
+  'traversal_stopped_short',
+  'traversal_snapshot_changed',
+  'traversal_page_skipped',
+  'traversal_cursor_not_received',
+  'traversal_completed_after_mutation',
 ] as const;
 export type CaseName = (typeof CASES)[number];
 
@@ -81,6 +87,19 @@ export function generateCorpus(o: CorpusOptions): LabelledSession[] {
       guard: pick(GUARDS),
       ...over,
     });
+    // A cursor traversal (semconv 1.5.0): pages linked to the first page's call id, the last one complete.
+    const traversalId = `${session}-t1`;
+    const page = (n: number, at: number, over: Partial<ReadStep> = {}): ReadStep =>
+      incomplete({
+        at,
+        snapshot: snap(1),
+        callId: n === 1 ? traversalId : `${session}-t${n}`,
+        traversal: { id: traversalId, page: n },
+        ...over,
+      });
+    const lastPage = (n: number, at: number, over: Partial<ReadStep> = {}): ReadStep =>
+      page(n, at, { complete: true, reasons: [], ...over });
+    const namesTraversal = () => (rand() < 0.5 ? { evidenceCallIds: [traversalId] } : {});
     // Noise: complete reads of unrelated resources before anything else.
     const noise: Step[] = Array.from({ length: int(0, 3) }, (_, i) =>
       read({ at: i, resource: `noise-${int(0, 5)}`, tool: 'list_noise', snapshot: `${session}-noise-${i}` }),
@@ -161,6 +180,32 @@ export function generateCorpus(o: CorpusOptions): LabelledSession[] {
           mutation({ at: 25, resource: other, tool: 'cleanup_other' }),
         ];
         break;
+      case 'traversal_to_the_end':
+        steps = [page(1, 10), page(2, 11), lastPage(3, 12), mutation({ at: 20, ...namesTraversal() })];
+        break;
+      case 'traversal_stopped_short':
+        steps = [page(1, 10), page(2, 11), mutation({ at: 20, ...namesTraversal() })];
+        break;
+      case 'traversal_snapshot_changed':
+        steps = [
+          page(1, 10),
+          page(2, 11, { snapshot: snap(2) }),
+          lastPage(3, 12, { snapshot: snap(2) }),
+          mutation({ at: 20, ...namesTraversal() }),
+        ];
+        break;
+      case 'traversal_page_skipped':
+        steps = [page(1, 10), page(2, 11), lastPage(4, 12), mutation({ at: 20, ...namesTraversal() })];
+        break;
+      case 'traversal_cursor_not_received':
+        steps = [
+          lastPage(1, 10, { traversal: { id: traversalId, break: 'CURSOR_NOT_RECEIVED' } }),
+          mutation({ at: 20, ...namesTraversal() }),
+        ];
+        break;
+      case 'traversal_completed_after_mutation':
+        steps = [page(1, 10), page(2, 11), mutation({ at: 20, ...namesTraversal() }), lastPage(3, 30)];
+        break;
     }
     const shifted = steps.map((s) => ({ ...s, at: s.at + 10 }));
     const start = new Date(o.now.getTime() - 2 * 3_600_000 - Math.floor(rand() * o.spreadSeconds) * 1000);
@@ -183,6 +228,41 @@ interface Judgement {
   absenceWithoutCompleteEvidence: boolean;
 }
 
+type WindowRead = { r: ReadStep; ri: number };
+
+/**
+ * A read as the rules see it: one cursor traversal (its pages in the window, grouped by the traversal id, else a
+ * read alone), complete as a whole: its first page, every position from 1 to the last, one snapshot, no break, a
+ * complete last page.
+ */
+interface Unit {
+  pages: WindowRead[];
+  complete: boolean;
+  callIds: string[];
+  snapshots: string[];
+}
+
+function unitsOf(script: SessionScript, window: WindowRead[]): Unit[] {
+  const groups = new Map<string, WindowRead[]>();
+  for (const x of window) {
+    const k = x.r.traversal?.id ?? callIdOf(script, x.ri);
+    groups.set(k, [...(groups.get(k) ?? []), x]);
+  }
+  return [...groups].map(([k, pages]) => {
+    const pos = (x: WindowRead) => Math.max(x.r.traversal?.page ?? 1, 1);
+    const max = Math.max(...pages.map(pos));
+    const positions = new Set(pages.map(pos));
+    const snapshots = [...new Set(pages.flatMap((x) => (x.r.snapshot ? [x.r.snapshot] : [])))];
+    const first = pages.some(
+      (x) => !x.r.traversal?.break && (x.r.traversal?.page ?? 0) <= 1 && (x.r.traversal?.id ?? k) === callIdOf(script, x.ri),
+    );
+    const last = pages.filter((x) => pos(x) === max).at(-1) as WindowRead;
+    const broken = pages.some((x) => x.r.traversal?.break !== undefined || x.r.reasons?.includes('CURSOR_EXPIRED'));
+    const complete = first && positions.size === max && !broken && snapshots.length <= 1 && last.r.complete === true;
+    return { pages, complete, callIds: [k, ...pages.map((x) => callIdOf(script, x.ri))], snapshots };
+  });
+}
+
 /** The rules of the two mutation detectors, applied directly to a session script. */
 export function judgeSession(script: SessionScript, windowSeconds: number): Judgement[] {
   const steps = script.steps;
@@ -194,22 +274,24 @@ export function judgeSession(script: SessionScript, windowSeconds: number): Judg
     const window = steps
       .map((r, ri) => ({ r, ri }))
       .filter(
-        (x): x is { r: ReadStep; ri: number } =>
+        (x): x is WindowRead =>
           x.r.effect === 'read' && (x.r.at < m.at || (x.r.at === m.at && x.ri < mi)) && m.at - x.r.at <= windowSeconds,
       );
-    const named = (x: { r: ReadStep; ri: number }) =>
+    const units = unitsOf(script, window);
+    const named = (x: WindowRead) =>
       (x.r.snapshot !== undefined && x.r.snapshot !== '' && snaps.includes(x.r.snapshot)) ||
-      calls.includes(callIdOf(script, x.ri));
+      calls.includes(callIdOf(script, x.ri)) ||
+      (x.r.traversal !== undefined && calls.includes(x.r.traversal.id));
     const sameResource = (x: { r: ReadStep }) => !!m.resource && x.r.resource === m.resource;
-    const related = window.filter((x) => sameResource(x) || named(x));
-    const incomplete = related.filter((x) => x.r.complete !== true);
+    const related = units.filter((u) => u.pages.some((x) => sameResource(x) || named(x)));
+    const incomplete = related.filter((u) => !u.complete);
     const declared = snaps.length + calls.length > 0;
     const completelyRead = (key: string, isCall: boolean) =>
-      window.some((x) => x.r.complete === true && (isCall ? callIdOf(script, x.ri) === key : x.r.snapshot === key));
+      units.some((u) => u.complete && (isCall ? u.callIds.includes(key) : u.snapshots.includes(key)));
     const evidenceComplete =
       declared && snaps.every((s) => completelyRead(s, false)) && calls.every((c) => completelyRead(c, true));
     const mair = incomplete.length > 0 && !evidenceComplete;
-    const completeSameResource = window.some((x) => sameResource(x) && x.r.complete === true);
+    const completeSameResource = units.some((u) => u.complete && u.pages.some(sameResource));
     const amwce =
       m.basis === 'absence' && incomplete.length === 0 && (declared ? !evidenceComplete : !completeSameResource);
     out.push({ mutationIndex: mi, mutationAfterIncompleteRead: mair, absenceWithoutCompleteEvidence: amwce });

@@ -13,23 +13,7 @@ import { instrumentAiSdkTools } from '../../../instrumentation/frameworks/ai-sdk
 import { createTooltrail } from '../../../instrumentation/index.ts';
 import { memoryTracing } from '../../unit/instrumentation/fixtures/otel.ts';
 import { type AccountStore, accountStore, disable, POLICIES } from './accounts.ts';
-
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-const call = (id: string, toolName: string, input: unknown) => ({
-  content: [{ type: 'tool-call' as const, toolCallId: id, toolName, input: JSON.stringify(input) }],
-  finishReason: { unified: 'tool-calls' as const, raw: undefined },
-  usage,
-  warnings: [],
-});
-const say = (text: string) => ({
-  content: [{ type: 'text' as const, text }],
-  finishReason: { unified: 'stop' as const, raw: undefined },
-  usage,
-  warnings: [],
-});
+import { toolCall as call, say } from './mock-model.ts';
 
 async function runAgent(store: AccountStore) {
   const tracing = memoryTracing();

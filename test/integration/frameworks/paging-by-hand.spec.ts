@@ -18,6 +18,7 @@ import type { FrameworkToolPolicy } from '../../../instrumentation/frameworks/to
 import { createTooltrail } from '../../../instrumentation/index.ts';
 import { PagingInventory, pageEnvelope, RESOURCE } from '../../../testkit/paging-inventory.ts';
 import { memoryTracing } from '../../unit/instrumentation/fixtures/otel.ts';
+import { toolCalls as calls, say } from './mock-model.ts';
 
 setTracingDisabled(true);
 
@@ -26,28 +27,6 @@ const POLICIES: Record<'list_unowned_accounts' | 'delete_accounts' | 'mark_contr
   delete_accounts: { effect: 'mutation', policy: { resource: RESOURCE, basis: 'presence', targets: '/ids' } },
   mark_control_compliant: { effect: 'mutation', policy: { resource: RESOURCE, basis: 'absence' } },
 };
-
-const usage = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
-  outputTokens: { total: 5, text: 5, reasoning: undefined },
-};
-const calls = (...cs: { id: string; name: string; input: unknown }[]) => ({
-  content: cs.map((c) => ({
-    type: 'tool-call' as const,
-    toolCallId: c.id,
-    toolName: c.name,
-    input: JSON.stringify(c.input),
-  })),
-  finishReason: { unified: 'tool-calls' as const, raw: undefined },
-  usage,
-  warnings: [],
-});
-const say = (text: string) => ({
-  content: [{ type: 'text' as const, text }],
-  finishReason: { unified: 'stop' as const, raw: undefined },
-  usage,
-  warnings: [],
-});
 
 type Prompt = { role: string; content: unknown }[];
 

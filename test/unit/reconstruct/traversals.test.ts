@@ -8,49 +8,26 @@ import { buildSessionTimeline } from '../../../reconstruct/build.ts';
 import { renderSessionText } from '../../../reconstruct/render-terminal.ts';
 import type { CallRow, SessionData } from '../../../reconstruct/rows.ts';
 import { type CallEntry, SessionTimelineSchema } from '../../../reconstruct/timeline.ts';
+import { call } from './fixtures.ts';
 
-const TRACE = 'b'.repeat(32);
-const T0 = 1_772_359_200_000_000_000n;
-
+/** Page n of the traversal `call-1` (the first page's call id), 2 items, more to come. */
 function page(n: number, over: Partial<CallRow> = {}): CallRow {
-  const start = T0 + BigInt(n) * 1_000_000_000n;
-  return {
-    tenant: 'acme',
+  return call(n, {
     session_id: 'sess-t',
-    sequence: String(n),
-    start_ns: String(start),
-    end_ns: String(start + 100_000_000n),
-    trace_id: TRACE,
-    span_id: `p${String(n).padStart(15, '0')}`,
     parent_span_id: '',
-    tool_call_id: `call-${n}`,
     tool_name: 'list_unowned_accounts',
     agent_name: 'janitor',
-    agent_id: '',
-    service_name: 'agent-runtime',
-    effect: 'read',
-    span_status_code: 'Ok',
-    span_status_message: '',
     result_status: 'partial',
     result_complete: false,
-    complete_reported: true,
     result_reasons: ['MORE_PAGES_AVAILABLE'],
     result_item_count: '2',
     result_continuation: 'next_cursor',
-    scope_resource: 'service_accounts',
-    scope_visibility: '',
     scope_snapshot: 'inv-77',
-    warnings: [],
-    mutation_basis: '',
-    mutation_target_count: null,
-    evidence_snapshots: [],
-    evidence_call_ids: [],
-    guard_decision: '',
     traversal_id: 'call-1',
     traversal_page: n,
     traversal_break: '',
     ...over,
-  };
+  });
 }
 
 const last = (n: number, over: Partial<CallRow> = {}) =>
