@@ -10,7 +10,8 @@
 -- (detector_mutations, detector_incomplete_reads, detector_complete_reads: fragments/arrived_rows.sql, shared with
 -- incremental_absence_mutation_without_complete_evidence), so the cost follows what arrived, not the size of the
 -- history. Those sets are small, so the rule is applied with exact string keys: the pages grouped per mutation and
--- traversal (fragments/traversal_complete.sql), the concerning ones kept, their evidence checked. The rows are scored
+-- traversal (fragments/traversal_complete.sql; reads judged alone as one unit), the concerning ones kept, their
+-- evidence checked. The rows are scored
 -- and ordered by the range detector's own tail (fragments/mutation_finding_rows.sql);
 -- bench/detector-evaluation.ts compares both on the same data (a conformance check against the range detector).
 --
@@ -23,36 +24,38 @@ WITH
     pages AS
     (
         SELECT m.tenant AS tenant, m.session AS session, m.trace_id AS trace_id, m.span_id AS mutation_span_id,
-            r.traversal_key AS traversal_key, r.tool_call_id AS read_call_id,
+            r.traversal_paged AS paged, if(paged, r.traversal_key, '') AS unit, r.tool_call_id AS read_call_id,
             {{include:concerns_mutation}} AS concerns,
-            true AS t_in,
+            paged AS t_in,
             {{include:page_columns}}
         FROM arrived_incomplete_reads AS r
         INNER JOIN arrived_mutations AS m ON r.tenant = m.tenant AND r.session = m.session
         WHERE (r.start_time, r.seq) < (m.start_time, m.seq)
           AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32})
     ),
-    -- Each mutation's traversals: whether one concerns it, whether it was complete before it, what it stands for.
-    traversals AS
+    -- Per mutation, its reads as units: each linked traversal (whether one concerns it, whether it was complete
+    -- before it, what it stands for), and unit '' for the reads judged alone (all incomplete here).
+    units AS
     (
-        SELECT tenant, session, trace_id, mutation_span_id, traversal_key, max(concerns) AS concerns,
+        SELECT tenant, session, trace_id, mutation_span_id, unit, any(paged) AS of_pages, max(concerns) AS concerns,
             {{include:traversal_complete}} AS complete,
             arrayConcat(arrayMap(c -> ('call', c), arrayConcat(groupUniqArrayIf(read_call_id, read_call_id != ''),
-                                                               [traversal_key])),
+                                                               [unit])),
                         arrayMap(s -> ('snapshot', s), groupUniqArrayIf(t_snapshot, t_snapshot != '')))
                 AS stands_for
         FROM pages
-        GROUP BY tenant, session, trace_id, mutation_span_id, traversal_key
+        GROUP BY tenant, session, trace_id, mutation_span_id, unit
     ),
-    -- Mutations with at least one concerning traversal that was not complete before them.
+    -- Mutations with a concerning read alone, or a concerning traversal that was not complete before them.
     concerned AS
     (
         SELECT tenant, session, trace_id, mutation_span_id,
-            groupArrayIf(traversal_key, concerns AND NOT complete) AS concerning,
-            arrayDistinct(arrayFlatten(groupArrayIf(stands_for, complete))) AS traversal_items
-        FROM traversals
+            groupArrayIf(unit, of_pages AND concerns AND NOT complete) AS concerning,
+            countIf(NOT of_pages AND concerns) > 0 AS alone_concerning,
+            arrayDistinct(arrayFlatten(groupArrayIf(stands_for, of_pages AND complete))) AS traversal_items
+        FROM units
         GROUP BY tenant, session, trace_id, mutation_span_id
-        HAVING length(concerning) > 0
+        HAVING alone_concerning OR length(concerning) > 0
     ),
     -- Those mutations with the pages of the traversals that concern them.
     candidates AS
@@ -75,7 +78,8 @@ WITH
            AND x.mutation_span_id = m.span_id
         WHERE (r.start_time, r.seq) < (m.start_time, m.seq)
           AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32})
-          AND has(x.concerning, r.traversal_key)
+          AND if(r.traversal_paged, has(x.concerning, r.traversal_key),
+                 {{include:concerns_mutation}})
         GROUP BY m.tenant, m.session, m.trace_id, m.span_id
     ),
     -- Each candidate's declared evidence, one row per snapshot / call id.

@@ -46,9 +46,10 @@ WITH
     narrow_pages AS
     (
         SELECT m.session_key AS session_key, m.span_key AS span_key, m.start_time AS mutation_time,
-            m.seq AS mutation_seq, m.item_keys AS item_keys, cityHash64(r.traversal_key) AS traversal_hash,
+            m.seq AS mutation_seq, m.item_keys AS item_keys, r.traversal_paged AS paged,
+            if(paged, cityHash64(r.traversal_key), 0) AS unit,
             {{include:concerns_mutation}} AS concerns,
-            true AS t_in,
+            paged AS t_in,
             {{include:page_columns}},
             r.traversal_items AS t_items
         FROM
@@ -65,7 +66,8 @@ WITH
         INNER JOIN
         (
             SELECT session_key, start_time, seq, scope_resource, scope_snapshot, tool_call_id, result_reasons,
-                result_complete, traversal_key, traversal_page, traversal_break, traversal_first, traversal_items
+                result_complete, traversal_key, traversal_paged, traversal_page, traversal_break, traversal_first,
+                traversal_items
             FROM {database:Identifier}.detector_incomplete_reads
             WHERE ({tenant:String} = '' OR tenant = {tenant:String})
               AND start_time >= {since:DateTime64(9)} - toIntervalSecond({window_seconds:UInt32})
@@ -74,25 +76,29 @@ WITH
         WHERE (r.start_time, r.seq) < (m.start_time, m.seq)
           AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32})
     ),
-    -- Each mutation's traversals: whether one concerns it, whether it was complete before it, and what it stands for.
-    narrow_traversals AS
+    -- Per mutation, its reads as units: each linked traversal (its pages together: whether one concerns the mutation,
+    -- whether it was complete before it, what it stands for), and unit 0 for the reads judged alone, all incomplete
+    -- here (a read alone that is complete is not in detector_incomplete_reads): so the costly per-traversal state is
+    -- kept for pages only.
+    narrow_units AS
     (
-        SELECT session_key, span_key, traversal_hash, any(mutation_time) AS mutation_time,
-            any(mutation_seq) AS mutation_seq, any(item_keys) AS item_keys, max(concerns) AS concerns,
+        SELECT session_key, span_key, unit, any(mutation_time) AS mutation_time, any(mutation_seq) AS mutation_seq,
+            any(item_keys) AS item_keys, any(paged) AS of_pages, max(concerns) AS concerns,
             {{include:traversal_complete}} AS complete,
-            groupUniqArrayArray(t_items) AS stands_for
+            groupUniqArrayArrayIf(t_items, paged) AS stands_for
         FROM narrow_pages
-        GROUP BY session_key, span_key, traversal_hash
+        GROUP BY session_key, span_key, unit
     ),
-    -- Mutations with at least one concerning traversal that was not complete before them.
+    -- Mutations with a concerning read alone, or a concerning traversal that was not complete before them.
     narrow_candidates AS
     (
         SELECT session_key, span_key, any(mutation_time) AS mutation_time, any(mutation_seq) AS mutation_seq,
-            any(item_keys) AS item_keys, groupArrayIf(traversal_hash, concerns AND NOT complete) AS concerning,
-            arrayDistinct(arrayFlatten(groupArrayIf(stands_for, complete))) AS traversal_items
-        FROM narrow_traversals
+            any(item_keys) AS item_keys, groupArrayIf(unit, of_pages AND concerns AND NOT complete) AS concerning,
+            countIf(NOT of_pages AND concerns) > 0 AS alone_concerning,
+            arrayDistinct(arrayFlatten(groupArrayIf(stands_for, of_pages AND complete))) AS traversal_items
+        FROM narrow_units
         GROUP BY session_key, span_key
-        HAVING length(concerning) > 0
+        HAVING alone_concerning OR length(concerning) > 0
     ),
     -- 2. Their declared evidence, one row each (a mutation that declares none keeps one row, item_count 0).
     narrow_items AS
@@ -137,7 +143,7 @@ WITH
         (
             SELECT tenant, session, session_key, trace_id, span_id, tool_call_id, start_time, seq, tool_name,
                 scope_resource, scope_snapshot, complete_reported, result_reasons, result_item_count,
-                result_complete, traversal_key, traversal_break
+                result_complete, traversal_key, traversal_paged, traversal_break
             FROM {database:Identifier}.detector_incomplete_reads
             WHERE ({tenant:String} = '' OR tenant = {tenant:String})
               AND start_time >= {since:DateTime64(9)} - toIntervalSecond({window_seconds:UInt32})
@@ -166,7 +172,8 @@ WITH
         WHERE r.tenant = m.tenant AND r.session = m.session
           AND (r.start_time, r.seq) < (m.start_time, m.seq)
           AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32})
-          AND has(m.concerning, cityHash64(r.traversal_key))
+          AND if(r.traversal_paged, has(m.concerning, cityHash64(r.traversal_key)),
+                 {{include:concerns_mutation}})
         GROUP BY m.tenant, m.session, m.trace_id, m.span_id
     ),
     {{include:mutation_finding_rows}}

@@ -4,8 +4,8 @@
 --   absence_mutations: tenant, session, trace_id, span_id, tool_call_id, start_time, seq, tool_name, agent_name,
 --     scope_resource, mutation_basis, mutation_target_count, guard_decision, evidence_snapshots, evidence_call_ids
 --   reads: tenant, session, span_id, tool_call_id, start_time, seq, scope_resource, scope_snapshot, result_complete,
---     result_reasons, traversal_key, traversal_page, traversal_break, traversal_first (a read no attribute links to
---     a cursor traversal is its own: its call id, position 0, no break, first)
+--     result_reasons, traversal_key, traversal_paged, traversal_page, traversal_break, traversal_first (a read no
+--     attribute links to a cursor traversal: not paged, its call id, position 0, no break, first)
 -- Each absence mutation paired with the reads of its session. RIGHT JOIN: the absence mutations are the hash table,
 -- the reads stream past once, and a mutation with no read at all is kept once (its r.* then hold default values,
 -- which fail the window test).
@@ -17,36 +17,48 @@ pairs AS
         m.agent_name AS agent_name, m.scope_resource AS scope_resource, m.mutation_basis AS mutation_basis,
         m.mutation_target_count AS target_count, m.guard_decision AS guard_decision,
         m.evidence_snapshots AS evidence_snapshots, m.evidence_call_ids AS evidence_call_ids,
-        r.traversal_key AS traversal_key, r.tool_call_id AS read_call_id,
+        r.traversal_paged AS paged, if(paged, r.traversal_key, '') AS unit, r.tool_call_id AS read_call_id,
+        r.result_complete AS read_complete,
         r.tenant = m.tenant AND r.session = m.session
             AND (r.start_time, r.seq) < (m.start_time, m.seq)
-            AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32}) AS t_in,
+            AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32}) AS in_window,
+        in_window AND paged AS t_in,
         {{include:concerns_mutation}} AS concerns,
         r.scope_resource != '' AND r.scope_resource = m.scope_resource AS same_resource,
+        r.scope_snapshot != '' AND has(m.evidence_snapshots, r.scope_snapshot) AS named_snapshot,
+        r.tool_call_id != '' AND has(m.evidence_call_ids, r.tool_call_id) AS named_call,
         {{include:page_columns}}
     FROM reads AS r
     RIGHT JOIN absence_mutations AS m ON r.tenant = m.tenant AND r.session = m.session
 ),
--- Each mutation's traversals (a read alone is one): whether one concerns it, whether it was complete before it, and
--- which of the snapshots and call ids the mutation declares it stands for.
-traversals AS
+-- Per mutation, its reads as units: each linked traversal (its pages together: whether one concerns the mutation,
+-- whether it was complete before it, which declared snapshots and call ids it stands for), and unit '' for the
+-- reads judged alone, counted read by read as before traversals existed (so the per-traversal state is kept for
+-- pages only).
+units AS
 (
     SELECT
-        tenant, session, trace_id, mutation_span_id, traversal_key,
+        tenant, session, trace_id, mutation_span_id, unit, any(paged) AS of_pages,
         any(mutation_tool_call_id) AS mutation_tool_call_id, any(mutation_time) AS mutation_time,
         any(tool_name) AS tool_name, any(agent_name) AS agent_name, any(scope_resource) AS scope_resource,
         any(mutation_basis) AS mutation_basis, any(target_count) AS target_count,
         any(guard_decision) AS guard_decision,
         any(evidence_snapshots) AS evidence_snapshots, any(evidence_call_ids) AS evidence_call_ids,
+        -- A traversal.
         countIf(t_in AND concerns) > 0 AS concerning,
         {{include:traversal_complete}} AS complete,
         countIf(t_in AND same_resource) > 0 AS covers_resource,
         arrayFilter(s -> has(evidence_snapshots, s), groupUniqArrayIf(t_snapshot, t_in AND t_snapshot != ''))
             AS named_snapshots,
         arrayFilter(c -> has(evidence_call_ids, c),
-            arrayConcat(groupUniqArrayIf(read_call_id, t_in AND read_call_id != ''), [traversal_key])) AS named_calls
+            arrayConcat(groupUniqArrayIf(read_call_id, t_in AND read_call_id != ''), [unit])) AS named_calls,
+        -- Reads judged alone.
+        countIf(in_window AND NOT paged AND NOT read_complete AND concerns) AS alone_incomplete,
+        groupUniqArrayIf(t_snapshot, in_window AND NOT paged AND read_complete AND named_snapshot) AS alone_snapshots,
+        groupUniqArrayIf(read_call_id, in_window AND NOT paged AND read_complete AND named_call) AS alone_calls,
+        countIf(in_window AND NOT paged AND read_complete AND same_resource) > 0 AS alone_same_resource
     FROM pairs
-    GROUP BY tenant, session, trace_id, mutation_span_id, traversal_key
+    GROUP BY tenant, session, trace_id, mutation_span_id, unit
 ),
 judged AS
 (
@@ -57,11 +69,13 @@ judged AS
         any(mutation_basis) AS mutation_basis, any(target_count) AS target_count,
         any(guard_decision) AS guard_decision,
         any(evidence_snapshots) AS evidence_snapshots, any(evidence_call_ids) AS evidence_call_ids,
-        countIf(concerning AND NOT complete) AS incomplete_reads,
-        arrayDistinct(arrayFlatten(groupArrayIf(named_snapshots, complete))) AS complete_snapshots,
-        arrayDistinct(arrayFlatten(groupArrayIf(named_calls, complete))) AS complete_call_ids,
-        countIf(complete AND covers_resource) > 0 AS complete_same_resource
-    FROM traversals
+        sum(alone_incomplete) + countIf(of_pages AND concerning AND NOT complete) AS incomplete_reads,
+        arrayDistinct(arrayConcat(arrayFlatten(groupArray(alone_snapshots)),
+                                  arrayFlatten(groupArrayIf(named_snapshots, of_pages AND complete)))) AS complete_snapshots,
+        arrayDistinct(arrayConcat(arrayFlatten(groupArray(alone_calls)),
+                                  arrayFlatten(groupArrayIf(named_calls, of_pages AND complete)))) AS complete_call_ids,
+        max(alone_same_resource) OR countIf(of_pages AND complete AND covers_resource) > 0 AS complete_same_resource
+    FROM units
     GROUP BY tenant, session, trace_id, mutation_span_id
 ),
 scored AS
