@@ -22,14 +22,14 @@ WITH
     reads AS
     (
         SELECT tenant, session, span_id, tool_call_id, start_time, seq, scope_resource, scope_snapshot,
-            result_complete, result_reasons, traversal_key, traversal_paged, traversal_page, traversal_break,
+            result_complete, result_reasons, traversal_key, traversal_hash, traversal_page, traversal_break,
             traversal_first
         FROM arrived_incomplete_reads
         UNION ALL
         -- A read that stands alone as complete is a traversal of its own, of one page.
         SELECT tenant, session, span_id, tool_call_id, start_time, seq, scope_resource, scope_snapshot,
             true AS result_complete, CAST([], 'Array(LowCardinality(String))') AS result_reasons,
-            if(tool_call_id = '', span_id, tool_call_id) AS traversal_key, false AS traversal_paged,
+            if(tool_call_id = '', span_id, tool_call_id) AS traversal_key, toUInt64(0) AS traversal_hash,
             toUInt64(0) AS traversal_page,
             CAST('', 'LowCardinality(String)') AS traversal_break, true AS traversal_first
         FROM arrived_complete_reads

@@ -24,8 +24,10 @@ WITH
     pages AS
     (
         SELECT m.tenant AS tenant, m.session AS session, m.trace_id AS trace_id, m.span_id AS mutation_span_id,
-            r.traversal_paged AS paged, if(paged, r.traversal_key, '') AS unit, r.tool_call_id AS read_call_id,
-            {{include:concerns_mutation}} AS concerns,
+            r.traversal_hash != 0 AS paged, if(paged, r.traversal_key, '') AS unit, r.tool_call_id AS read_call_id,
+            (
+                {{include:concerns_mutation}}
+                OR (paged AND has(m.evidence_call_ids, r.traversal_key))) AS concerns,
             paged AS t_in,
             {{include:page_columns}}
         FROM arrived_incomplete_reads AS r
@@ -78,7 +80,7 @@ WITH
            AND x.mutation_span_id = m.span_id
         WHERE (r.start_time, r.seq) < (m.start_time, m.seq)
           AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32})
-          AND if(r.traversal_paged, has(x.concerning, r.traversal_key),
+          AND if(r.traversal_hash != 0, has(x.concerning, r.traversal_key),
                  {{include:concerns_mutation}})
         GROUP BY m.tenant, m.session, m.trace_id, m.span_id
     ),

@@ -42,63 +42,100 @@
 -- Parameters: database (Identifier), tenant ('' = every tenant), since/until (M's start time range),
 -- window_seconds (how far before M a read still counts).
 WITH
-    -- 1. Mutations and the pages of their session before them in the window, on narrow columns.
-    narrow_pages AS
+    -- The mutations of the range, on narrow columns.
+    narrow_mutations AS
     (
-        SELECT m.session_key AS session_key, m.span_key AS span_key, m.start_time AS mutation_time,
-            m.seq AS mutation_seq, m.item_keys AS item_keys, r.traversal_paged AS paged,
-            if(paged, cityHash64(r.traversal_key), 0) AS unit,
-            {{include:concerns_mutation}} AS concerns,
-            paged AS t_in,
-            {{include:page_columns}},
-            r.traversal_items AS t_items
-        FROM
-        (
-            SELECT session_key, cityHash64(span_id) AS span_key, start_time, seq, scope_resource, evidence_snapshots,
-                evidence_call_ids,
-                arrayMap(item -> if(item.2 = '', 0, cityHash64(tenant, session, item.1, item.2)),
-                    arrayConcat(arrayMap(s -> ('snapshot', s), evidence_snapshots),
-                                arrayMap(c -> ('call', c), evidence_call_ids))) AS item_keys
-            FROM {database:Identifier}.detector_mutations
-            WHERE ({tenant:String} = '' OR tenant = {tenant:String})
-              AND start_time >= {since:DateTime64(9)} AND start_time < {until:DateTime64(9)}
-        ) AS m
+        SELECT session_key, cityHash64(span_id) AS span_key, start_time, seq, scope_resource, evidence_snapshots,
+            evidence_call_ids,
+            arrayMap(item -> if(item.2 = '', 0, cityHash64(tenant, session, item.1, item.2)),
+                arrayConcat(arrayMap(s -> ('snapshot', s), evidence_snapshots),
+                            arrayMap(c -> ('call', c), evidence_call_ids))) AS item_keys
+        FROM {database:Identifier}.detector_mutations
+        WHERE ({tenant:String} = '' OR tenant = {tenant:String})
+          AND start_time >= {since:DateTime64(9)} AND start_time < {until:DateTime64(9)}
+    ),
+    -- 1a. Mutations with at least one concerning incomplete read of their session before them that no emitter linked
+    --     to a traversal (judged alone, as before semconv 1.5.0: nearly all reads).
+    narrow_alone AS
+    (
+        SELECT m.session_key AS session_key, m.span_key AS span_key, any(m.start_time) AS mutation_time,
+            any(m.seq) AS mutation_seq, any(m.item_keys) AS item_keys
+        FROM narrow_mutations AS m
         INNER JOIN
         (
-            SELECT session_key, start_time, seq, scope_resource, scope_snapshot, tool_call_id, result_reasons,
-                result_complete, traversal_key, traversal_paged, traversal_page, traversal_break, traversal_first,
-                traversal_items
+            SELECT session_key, start_time, seq, scope_resource, scope_snapshot, tool_call_id
             FROM {database:Identifier}.detector_incomplete_reads
             WHERE ({tenant:String} = '' OR tenant = {tenant:String})
               AND start_time >= {since:DateTime64(9)} - toIntervalSecond({window_seconds:UInt32})
               AND start_time < {until:DateTime64(9)}
+              AND traversal_hash = 0
         ) AS r ON r.session_key = m.session_key
         WHERE (r.start_time, r.seq) < (m.start_time, m.seq)
           AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32})
+          AND
+          {{include:concerns_mutation}}
+        GROUP BY m.session_key, m.span_key
     ),
-    -- Per mutation, its reads as units: each linked traversal (its pages together: whether one concerns the mutation,
-    -- whether it was complete before it, what it stands for), and unit 0 for the reads judged alone, all incomplete
-    -- here (a read alone that is complete is not in detector_incomplete_reads): so the costly per-traversal state is
-    -- kept for pages only.
-    narrow_units AS
+    -- 1b. The pages of linked traversals before each mutation (few), one unit per traversal: whether one of its pages
+    --     concerns the mutation, whether it was complete before it, what it stands for.
+    paged_pages AS
+    (
+        SELECT session_key, start_time, seq, scope_resource, scope_snapshot, tool_call_id, result_reasons,
+            result_complete, traversal_key, traversal_hash, traversal_page, traversal_break, traversal_first,
+            traversal_items
+        FROM {database:Identifier}.detector_incomplete_reads
+        WHERE ({tenant:String} = '' OR tenant = {tenant:String})
+          AND start_time >= {since:DateTime64(9)} - toIntervalSecond({window_seconds:UInt32})
+          AND start_time < {until:DateTime64(9)}
+          AND traversal_hash != 0
+    ),
+    narrow_traversals AS
     (
         SELECT session_key, span_key, unit, any(mutation_time) AS mutation_time, any(mutation_seq) AS mutation_seq,
-            any(item_keys) AS item_keys, any(paged) AS of_pages, max(concerns) AS concerns,
+            any(item_keys) AS item_keys, max(concerns) AS concerns,
             {{include:traversal_complete}} AS complete,
-            groupUniqArrayArrayIf(t_items, paged) AS stands_for
-        FROM narrow_pages
+            groupUniqArrayArray(t_items) AS stands_for
+        FROM
+        (
+            SELECT m.session_key AS session_key, m.span_key AS span_key, m.start_time AS mutation_time,
+                m.seq AS mutation_seq, m.item_keys AS item_keys, r.traversal_hash AS unit,
+                (
+                    {{include:concerns_mutation}}
+                    OR has(m.evidence_call_ids, r.traversal_key)) AS concerns,
+                true AS t_in,
+                {{include:page_columns}},
+                r.traversal_items AS t_items
+            FROM
+            (
+                SELECT * FROM narrow_mutations WHERE session_key IN (SELECT session_key FROM paged_pages)
+            ) AS m
+            INNER JOIN paged_pages AS r ON r.session_key = m.session_key
+            WHERE (r.start_time, r.seq) < (m.start_time, m.seq)
+              AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32})
+        )
         GROUP BY session_key, span_key, unit
     ),
-    -- Mutations with a concerning read alone, or a concerning traversal that was not complete before them.
+    -- Mutations with a concerning read alone, or a concerning traversal that was not complete before them: the
+    -- traversals they are concerned by, and the evidence items the complete ones stand for.
     narrow_candidates AS
     (
-        SELECT session_key, span_key, any(mutation_time) AS mutation_time, any(mutation_seq) AS mutation_seq,
-            any(item_keys) AS item_keys, groupArrayIf(unit, of_pages AND concerns AND NOT complete) AS concerning,
-            countIf(NOT of_pages AND concerns) > 0 AS alone_concerning,
-            arrayDistinct(arrayFlatten(groupArrayIf(stands_for, of_pages AND complete))) AS traversal_items
-        FROM narrow_units
+        SELECT session_key, span_key, any(c_time) AS mutation_time, any(c_seq) AS mutation_seq,
+            any(c_item_keys) AS item_keys, arrayDistinct(arrayFlatten(groupArray(c_concerning))) AS concerning,
+            arrayDistinct(arrayFlatten(groupArray(c_items))) AS traversal_items, max(c_alone) AS alone
+        FROM
+        (
+            SELECT session_key, span_key, mutation_time AS c_time, mutation_seq AS c_seq, item_keys AS c_item_keys,
+                CAST([], 'Array(UInt64)') AS c_concerning, CAST([], 'Array(UInt64)') AS c_items, true AS c_alone
+            FROM narrow_alone
+            UNION ALL
+            SELECT session_key, span_key, any(mutation_time) AS c_time, any(mutation_seq) AS c_seq,
+                any(item_keys) AS c_item_keys, groupArrayIf(unit, concerns AND NOT complete) AS c_concerning,
+                arrayDistinct(arrayFlatten(groupArrayIf(stands_for, complete))) AS c_items, false AS c_alone
+            FROM narrow_traversals
+            GROUP BY session_key, span_key
+        )
         GROUP BY session_key, span_key
-        HAVING alone_concerning OR length(concerning) > 0
+        HAVING alone OR length(concerning) > 0
     ),
     -- 2. Their declared evidence, one row each (a mutation that declares none keeps one row, item_count 0).
     narrow_items AS
@@ -143,7 +180,7 @@ WITH
         (
             SELECT tenant, session, session_key, trace_id, span_id, tool_call_id, start_time, seq, tool_name,
                 scope_resource, scope_snapshot, complete_reported, result_reasons, result_item_count,
-                result_complete, traversal_key, traversal_paged, traversal_break
+                result_complete, traversal_hash, traversal_break
             FROM {database:Identifier}.detector_incomplete_reads
             WHERE ({tenant:String} = '' OR tenant = {tenant:String})
               AND start_time >= {since:DateTime64(9)} - toIntervalSecond({window_seconds:UInt32})
@@ -156,7 +193,7 @@ WITH
                 m.tool_name AS tool_name, m.agent_name AS agent_name, m.scope_resource AS scope_resource,
                 m.mutation_basis AS mutation_basis, m.mutation_target_count AS mutation_target_count,
                 m.guard_decision AS guard_decision, m.evidence_snapshots AS evidence_snapshots,
-                m.evidence_call_ids AS evidence_call_ids, f.concerning AS concerning
+                m.evidence_call_ids AS evidence_call_ids
             FROM
             (
                 SELECT tenant, session, session_key, trace_id, span_id, tool_call_id, start_time, seq, tool_name,
@@ -167,12 +204,13 @@ WITH
                   AND start_time >= {since:DateTime64(9)} AND start_time < {until:DateTime64(9)}
                   AND (session_key, cityHash64(span_id)) IN (SELECT session_key, span_key FROM narrow_findings)
             ) AS m
-            INNER JOIN narrow_findings AS f ON f.session_key = m.session_key AND f.span_key = cityHash64(m.span_id)
         ) AS m ON r.session_key = m.session_key
         WHERE r.tenant = m.tenant AND r.session = m.session
           AND (r.start_time, r.seq) < (m.start_time, m.seq)
           AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32})
-          AND if(r.traversal_paged, has(m.concerning, cityHash64(r.traversal_key)),
+          AND if(r.traversal_hash != 0,
+                 (m.session_key, cityHash64(m.span_id), r.traversal_hash)
+                     IN (SELECT session_key, span_key, unit FROM narrow_traversals WHERE concerns AND NOT complete),
                  {{include:concerns_mutation}})
         GROUP BY m.tenant, m.session, m.trace_id, m.span_id
     ),

@@ -254,7 +254,8 @@ function unitsOf(script: SessionScript, window: WindowRead[]): Unit[] {
     const positions = new Set(pages.map(pos));
     const snapshots = [...new Set(pages.flatMap((x) => (x.r.snapshot ? [x.r.snapshot] : [])))];
     const first = pages.some(
-      (x) => !x.r.traversal?.break && (x.r.traversal?.page ?? 0) <= 1 && (x.r.traversal?.id ?? k) === callIdOf(script, x.ri),
+      (x) =>
+        !x.r.traversal?.break && (x.r.traversal?.page ?? 0) <= 1 && (x.r.traversal?.id ?? k) === callIdOf(script, x.ri),
     );
     const last = pages.filter((x) => pos(x) === max).at(-1) as WindowRead;
     const broken = pages.some((x) => x.r.traversal?.break !== undefined || x.r.reasons?.includes('CURSOR_EXPIRED'));

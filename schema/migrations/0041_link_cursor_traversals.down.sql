@@ -34,5 +34,5 @@ ALTER TABLE {{database}}.detector_incomplete_reads {{on_cluster}}
     DROP COLUMN IF EXISTS traversal_first,
     DROP COLUMN IF EXISTS traversal_break,
     DROP COLUMN IF EXISTS traversal_page,
-    DROP COLUMN IF EXISTS traversal_paged,
+    DROP COLUMN IF EXISTS traversal_hash,
     DROP COLUMN IF EXISTS traversal_key;

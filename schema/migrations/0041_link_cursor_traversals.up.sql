@@ -12,8 +12,8 @@
 ALTER TABLE {{database}}.detector_incomplete_reads {{on_cluster}}
     ADD COLUMN IF NOT EXISTS traversal_key String DEFAULT if(tool_call_id = '', span_id, tool_call_id)
         COMMENT 'its traversal: tooltrail.traversal.id, else the read''s own call id (its span id without one)',
-    ADD COLUMN IF NOT EXISTS traversal_paged Bool DEFAULT false
-        COMMENT 'a page of a traversal an emitter linked (traversal id or break); else a read judged alone',
+    ADD COLUMN IF NOT EXISTS traversal_hash UInt64 DEFAULT 0
+        COMMENT 'cityHash64(traversal_key) for a page of a traversal an emitter linked (id or break); 0: judged alone',
     ADD COLUMN IF NOT EXISTS traversal_page UInt64 DEFAULT 0 COMMENT 'tooltrail.traversal.page, 0 when absent',
     ADD COLUMN IF NOT EXISTS traversal_break LowCardinality(String) DEFAULT '' COMMENT 'tooltrail.traversal.break',
     ADD COLUMN IF NOT EXISTS traversal_first Bool DEFAULT true
@@ -30,7 +30,8 @@ TO {{database}}.detector_incomplete_reads AS
 SELECT
     tenant, session, cityHash64(tenant, session) AS session_key, start_time, seq, trace_id, span_id, tool_call_id,
     tool_name, scope_resource, scope_snapshot, complete_reported, result_reasons, result_item_count, traversal_key,
-    traversal_id != '' OR traversal_break != '' AS traversal_paged, traversal_page, traversal_break, traversal_first,
+    if(traversal_id != '' OR traversal_break != '', cityHash64(traversal_key), 0) AS traversal_hash, traversal_page,
+    traversal_break, traversal_first,
     result_complete,
     arrayFilter(k -> k != 0, [if(tool_call_id = '', 0, cityHash64(tenant, session, 'call', tool_call_id)),
                               cityHash64(tenant, session, 'call', traversal_key),

@@ -4,8 +4,8 @@
 --   absence_mutations: tenant, session, trace_id, span_id, tool_call_id, start_time, seq, tool_name, agent_name,
 --     scope_resource, mutation_basis, mutation_target_count, guard_decision, evidence_snapshots, evidence_call_ids
 --   reads: tenant, session, span_id, tool_call_id, start_time, seq, scope_resource, scope_snapshot, result_complete,
---     result_reasons, traversal_key, traversal_paged, traversal_page, traversal_break, traversal_first (a read no
---     attribute links to a cursor traversal: not paged, its call id, position 0, no break, first)
+--     result_reasons, traversal_key, traversal_hash, traversal_page, traversal_break, traversal_first (a read no
+--     attribute links to a cursor traversal: hash 0, its call id, position 0, no break, first)
 -- Each absence mutation paired with the reads of its session. RIGHT JOIN: the absence mutations are the hash table,
 -- the reads stream past once, and a mutation with no read at all is kept once (its r.* then hold default values,
 -- which fail the window test).
@@ -17,13 +17,15 @@ pairs AS
         m.agent_name AS agent_name, m.scope_resource AS scope_resource, m.mutation_basis AS mutation_basis,
         m.mutation_target_count AS target_count, m.guard_decision AS guard_decision,
         m.evidence_snapshots AS evidence_snapshots, m.evidence_call_ids AS evidence_call_ids,
-        r.traversal_paged AS paged, if(paged, r.traversal_key, '') AS unit, r.tool_call_id AS read_call_id,
+        r.traversal_hash != 0 AS paged, if(paged, r.traversal_key, '') AS unit, r.tool_call_id AS read_call_id,
         r.result_complete AS read_complete,
         r.tenant = m.tenant AND r.session = m.session
             AND (r.start_time, r.seq) < (m.start_time, m.seq)
             AND r.start_time >= m.start_time - toIntervalSecond({window_seconds:UInt32}) AS in_window,
         in_window AND paged AS t_in,
-        {{include:concerns_mutation}} AS concerns,
+        (
+            {{include:concerns_mutation}}
+            OR (paged AND has(m.evidence_call_ids, r.traversal_key))) AS concerns,
         r.scope_resource != '' AND r.scope_resource = m.scope_resource AS same_resource,
         r.scope_snapshot != '' AND has(m.evidence_snapshots, r.scope_snapshot) AS named_snapshot,
         r.tool_call_id != '' AND has(m.evidence_call_ids, r.tool_call_id) AS named_call,

@@ -29,7 +29,7 @@ arrived_incomplete_reads AS
 (
     SELECT tenant, session, trace_id, span_id, tool_call_id, start_time, seq, tool_name, scope_resource,
         scope_snapshot, complete_reported, result_reasons, result_item_count, result_complete, traversal_key,
-        traversal_paged, traversal_page, traversal_break, traversal_first
+        traversal_hash, traversal_page, traversal_break, traversal_first
     FROM {database:Identifier}.detector_incomplete_reads
     WHERE (tenant, session) IN (SELECT tenant, session FROM arrived)
       AND start_time >= (SELECT min(from_time) FROM arrived) - toIntervalSecond({window_seconds:UInt32})

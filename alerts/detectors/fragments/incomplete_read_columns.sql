@@ -8,4 +8,4 @@ arrayDistinct(arrayFlatten(groupArray(arrayConcat(
     if(r.complete_reported, r.result_reasons, arrayConcat(['COMPLETENESS_UNKNOWN'], r.result_reasons)),
     if(r.traversal_break = '', [], [r.traversal_break])))))
     AS reasons,
-max(ifNull(r.result_item_count = 0, false) AND NOT r.result_complete) AS incomplete_empty
+max(toUInt8(ifNull(r.result_item_count = 0, false) AND NOT r.result_complete)) AS incomplete_empty

@@ -6,6 +6,6 @@ if(attributes['tooltrail.traversal.id'] = '', if(tool_call_id = '', span_id, too
    attributes['tooltrail.traversal.id']) AS traversal_key,
 toUInt64OrZero(attributes['tooltrail.traversal.page']) AS traversal_page,
 attributes['tooltrail.traversal.break'] AS traversal_break,
-attributes['tooltrail.traversal.id'] != '' OR traversal_break != '' AS traversal_paged,
+if(attributes['tooltrail.traversal.id'] != '' OR traversal_break != '', cityHash64(traversal_key), 0) AS traversal_hash,
 traversal_break = '' AND traversal_page <= 1 AND attributes['tooltrail.traversal.id'] IN ('', tool_call_id)
     AS traversal_first
