@@ -4,7 +4,7 @@ import { buildSessionTimeline, instantOf } from '../../../reconstruct/build.ts';
 import { renderSessionText } from '../../../reconstruct/render-terminal.ts';
 import type { CallRow, KnownSpan, SessionData } from '../../../reconstruct/rows.ts';
 import { type CallEntry, type GapEntry, SessionTimelineSchema } from '../../../reconstruct/timeline.ts';
-import { call, ROOT, T0, TRACE } from './fixtures.ts';
+import { call, ROOT, TRACE } from './fixtures.ts';
 
 const rootSpan: KnownSpan = { trace_id: TRACE, span_id: ROOT, parent_span_id: '', name: 'invoke_agent ops-bot' };
 
