@@ -97,6 +97,8 @@ export async function startIngest(config: IngestConfig, options: StartIngestOpti
   });
 
   let lagTimer: NodeJS.Timeout | undefined;
+  let lagPoll: Promise<void> | undefined;
+  let stopping = false;
   const pollLag = async () => {
     try {
       for (const l of await fetchConsumerLag(kafka, config.kafka.groupId, config.kafka.topic)) {
@@ -105,11 +107,17 @@ export async function startIngest(config: IngestConfig, options: StartIngestOpti
     } catch (err) {
       log(`reading consumer lag failed: ${(err as Error).message}`);
     }
-    lagTimer = setTimeout(pollLag, config.metrics.lagIntervalMs);
+    scheduleLagPoll();
+  };
+  // Never again once stop() began: a poll in flight at stop would otherwise start the next one after it.
+  const scheduleLagPoll = () => {
+    if (stopping) return;
+    lagTimer = setTimeout(() => {
+      lagPoll = pollLag();
+    }, config.metrics.lagIntervalMs);
     lagTimer.unref();
   };
-  lagTimer = setTimeout(pollLag, config.metrics.lagIntervalMs);
-  lagTimer.unref();
+  scheduleLagPoll();
 
   let server: Server | undefined;
   let metricsPort: number | undefined;
@@ -139,7 +147,9 @@ export async function startIngest(config: IngestConfig, options: StartIngestOpti
     done,
     stop() {
       stopped ??= (async () => {
+        stopping = true;
         clearTimeout(lagTimer);
+        await lagPoll;
         await loop.stop();
         await producer.disconnect();
         await ch.close();

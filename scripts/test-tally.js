@@ -1,8 +1,8 @@
 // A node:test reporter for scripts/test.js: per test file, the tests announced (test:enqueue), the tests that
 // reported a result (test:pass / test:fail), the file's own closing summary and its wall time, then one marker line
 // carrying that tally as JSON. scripts/test.js fails the run on a file whose process ended before its summary or
-// before reporting every test it announced (a child's output cut by --test-force-exit), instead of leaving those
-// tests uncounted.
+// before reporting every test it announced (a child cut short, or ended by scripts/test-open-handles.js), instead
+// of leaving those tests uncounted.
 import { resolve } from 'node:path';
 
 export const TALLY_MARKER = '##tooltrail-test-tally ';

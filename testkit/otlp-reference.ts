@@ -1,13 +1,20 @@
 /**
- * OpenTelemetry's own OTLP .proto files, from Maven Central's `io.opentelemetry.proto:opentelemetry-proto` jar,
- * compiled by protobufjs at test time: the reference platform/otlp's schema, its general decoding and its streaming
- * reader are tested against. Maven downloads the jar once (as it does the Kafka jars) into
- * `<services home>/cache/opentelemetry-proto-<version>/`; its SHA-256 is checked on every load; nothing is committed.
+ * OpenTelemetry's own OTLP .proto files, from Maven Central's `io.opentelemetry.proto:opentelemetry-proto` jar: the
+ * reference platform/otlp's schema, its general decoding and its streaming reader are tested against.
+ *
+ * The unit tests read them compiled by protobufjs (its JSON descriptor), from `reference/otlp-proto-trace.json`,
+ * checked in with its source (the artifact, the jar's SHA-256, each .proto's SHA-256) and its own SHA-256, checked on
+ * every load: they need no Maven and no network. The jar itself is never committed.
+ * `test/integration/platform/otlp-reference-source.test.ts` downloads the jar with Maven (once, into
+ * `<services home>/cache/opentelemetry-proto-<version>/`, as the Kafka jars are), compiles it again and holds the
+ * checked-in file to it. For another version: change `OTLP_PROTO_VERSION` and `JAR_SHA256`, then
+ * `node --import tsx testkit/otlp-reference.ts --write`.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import JSZip from 'jszip';
 import protobufjs from 'protobufjs';
 import type { ExportTraceServiceRequest } from '../platform/otlp/index.ts';
@@ -29,10 +36,27 @@ export const OTLP_TRACE_PROTOS: readonly string[] = [
 
 export const REQUEST_TYPE = 'opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest';
 
-const sha256 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
+const sha256 = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
+
+/** The checked-in reference: protobufjs' JSON descriptor of `OTLP_TRACE_PROTOS`, with where it came from. */
+export const REFERENCE_FILE = fileURLToPath(new URL('./reference/otlp-proto-trace.json', import.meta.url));
+
+export interface ReferenceFile {
+  source: {
+    artifact: string;
+    jar: string;
+    jarSha256: string;
+    /** Each .proto file of the jar compiled, and its SHA-256. */
+    protos: Record<string, string>;
+    regenerate: string;
+  };
+  /** SHA-256 of `JSON.stringify(descriptor)`. */
+  descriptorSha256: string;
+  descriptor: protobufjs.INamespace;
+}
 
 /** The jar in the cache, downloaded first if absent (into a temporary folder renamed in place: tests run at once). */
-function ensureJar(): string {
+export function ensureJar(): string {
   const cache = join(services.home, 'cache');
   const dir = join(cache, `opentelemetry-proto-${OTLP_PROTO_VERSION}`);
   const jar = join(dir, JAR);
@@ -112,16 +136,70 @@ function plain(type: protobufjs.Type, message: Record<string, unknown>, base64: 
   return out;
 }
 
-async function load(): Promise<OtlpReference> {
+/** The jar's trace .proto files compiled from their text, and each one's SHA-256. */
+async function compileJar(): Promise<{ root: protobufjs.Root; protos: Record<string, string> }> {
   const jar = ensureJar();
   const zip = await JSZip.loadAsync(readFileSync(jar));
   const root = new protobufjs.Root();
+  const protos: Record<string, string> = {};
   for (const name of OTLP_TRACE_PROTOS) {
     const file = zip.file(name);
     if (file === null) throw new Error(`${jar} holds no ${name}`);
-    protobufjs.parse(await file.async('string'), root);
+    const text = await file.async('string');
+    protos[name] = sha256(text);
+    protobufjs.parse(text, root);
   }
   root.resolveAll();
+  return { root, protos };
+}
+
+/** The reference file as the jar yields it (Maven downloads the jar first when it is not in the cache). */
+export async function referenceFromJar(): Promise<ReferenceFile> {
+  const { root, protos } = await compileJar();
+  const descriptor = root.toJSON();
+  return {
+    source: {
+      artifact: ARTIFACT,
+      jar: JAR,
+      jarSha256: JAR_SHA256,
+      protos,
+      regenerate: 'node --import tsx testkit/otlp-reference.ts --write',
+    },
+    descriptorSha256: sha256(JSON.stringify(descriptor)),
+    descriptor,
+  };
+}
+
+/** The checked-in reference file, its hash checked: an edit by hand, or a file cut short, fails here. */
+export function readReferenceFile(path = REFERENCE_FILE): ReferenceFile {
+  const file = JSON.parse(readFileSync(path, 'utf8')) as ReferenceFile;
+  const found = sha256(JSON.stringify(file.descriptor));
+  if (found !== file.descriptorSha256) {
+    throw new Error(
+      `${path}: its descriptor's SHA-256 is ${found}, the file says ${file.descriptorSha256}: regenerate it with ${file.source?.regenerate}`,
+    );
+  }
+  if (file.source.jarSha256 !== JAR_SHA256 || file.source.artifact !== ARTIFACT) {
+    throw new Error(
+      `${path} comes from ${file.source.artifact} (${file.source.jarSha256}), not ${ARTIFACT}: regenerate it`,
+    );
+  }
+  return file;
+}
+
+/** The reference compiled from the jar's .proto text, as the checked-in descriptor was made. */
+export async function referenceFromProtoText(): Promise<OtlpReference> {
+  return referenceOfRoot((await compileJar()).root);
+}
+
+/** A reference built from a protobufjs descriptor (the checked-in one). */
+export function referenceOf(descriptor: protobufjs.INamespace): OtlpReference {
+  const root = protobufjs.Root.fromJSON(descriptor);
+  root.resolveAll();
+  return referenceOfRoot(root);
+}
+
+function referenceOfRoot(root: protobufjs.Root): OtlpReference {
   const request = root.lookupType(REQUEST_TYPE);
   return {
     root,
@@ -134,8 +212,15 @@ async function load(): Promise<OtlpReference> {
 
 let loaded: Promise<OtlpReference> | undefined;
 
-/** The reference (downloaded and compiled once per process). */
+/** The reference, from the checked-in descriptor (read once per process). */
 export function otlpReference(): Promise<OtlpReference> {
-  loaded ??= load();
+  loaded ??= Promise.resolve().then(() => referenceOf(readReferenceFile().descriptor));
   return loaded;
+}
+
+// `node --import tsx testkit/otlp-reference.ts --write`: the reference file again, from the jar.
+if (process.argv[1] === fileURLToPath(import.meta.url) && process.argv.includes('--write')) {
+  const file = await referenceFromJar();
+  writeFileSync(REFERENCE_FILE, `${JSON.stringify(file, null, 2)}\n`);
+  console.log(`wrote ${REFERENCE_FILE} from ${file.source.artifact} (descriptor ${file.descriptorSha256})`);
 }

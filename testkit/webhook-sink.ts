@@ -4,6 +4,7 @@
  * Alertmanager is shared by every test run: filter by your own tenant (`forTenant`).
  * Only one sink can listen on the port at a time; the suite runs files one after another.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { z } from 'zod';
 import { services } from './services.ts';
@@ -44,10 +45,22 @@ export interface WebhookSink {
   forTenant(tenant: string): Notification[];
   /** Waits until `predicate` holds over the notifications received so far; fails with `what` on timeout. */
   waitFor(predicate: (all: readonly Notification[]) => boolean, what: string, timeoutMs?: number): Promise<void>;
+  /**
+   * Waits until Alertmanager has paged everything it held when this was called: posts a marker alert (a tenant of
+   * its own) and waits for its page. A new group waits group_wait (1 s) before its first page, at least as long as
+   * the group_interval (1 s) after which a changed group pages again, so a page still owed for anything posted
+   * before the marker has been sent by the time the marker's is. How a test shows that nothing more was paged.
+   */
+  drained(timeoutMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startWebhookSink(baseUrl = services.alertmanager.webhookUrl): Promise<WebhookSink> {
+const MARKER_ALERT = 'TooltrailTestDrainMarker';
+
+export async function startWebhookSink(
+  baseUrl = services.alertmanager.webhookUrl,
+  alertmanagerUrl = services.alertmanager.url,
+): Promise<WebhookSink> {
   const url = new URL(baseUrl);
   const notifications: Notification[] = [];
   const waiters = new Set<() => void>();
@@ -76,11 +89,34 @@ export async function startWebhookSink(baseUrl = services.alertmanager.webhookUr
     server.listen(Number(url.port), url.hostname, () => resolve());
   });
 
-  return {
+  const sink: WebhookSink = {
     url: baseUrl,
     notifications,
     forTenant: (tenant) =>
       notifications.filter((n) => (n.body.groupLabels.tenant ?? n.body.commonLabels.tenant) === tenant),
+    async drained(timeoutMs = 15_000) {
+      const tenant = `drain-marker-${randomBytes(6).toString('hex')}`;
+      const res = await fetch(new URL('/api/v2/alerts', alertmanagerUrl), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        // It ends by itself a minute later; its tenant is nobody's, so its resolved page disturbs no test.
+        body: JSON.stringify([
+          {
+            labels: { alertname: MARKER_ALERT, tenant, owner: 'drain-marker' },
+            annotations: { summary: 'a test waiting until Alertmanager has paged what it holds' },
+            endsAt: new Date(Date.now() + 60_000).toISOString(),
+          },
+        ]),
+        signal: AbortSignal.timeout(timeoutMs),
+      });
+      await res.arrayBuffer();
+      if (!res.ok) throw new Error(`Alertmanager refused the drain marker: HTTP ${res.status}`);
+      await sink.waitFor(
+        () => sink.forTenant(tenant).length > 0,
+        `the drain marker's page (${tenant}) from Alertmanager`,
+        timeoutMs,
+      );
+    },
     waitFor(predicate, what, timeoutMs = 15_000) {
       if (predicate(notifications)) return Promise.resolve();
       return new Promise<void>((resolve, reject) => {
@@ -106,6 +142,7 @@ export async function startWebhookSink(baseUrl = services.alertmanager.webhookUr
         server.close(() => resolve());
       }),
   };
+  return sink;
 }
 
 function safeJson(text: string): unknown {

@@ -35,57 +35,32 @@ def tool_span(tool_name, call_id, effect, attributes):
     global seq
     seq += 1
     span = tracer.start_span(f"execute_tool {tool_name}")
-    span.set_attributes(
-        {
-            "gen_ai.operation.name": "execute_tool",
-            "gen_ai.tool.name": tool_name,
-            "gen_ai.tool.call.id": call_id,
-            "gen_ai.conversation.id": session_id,
-            "gen_ai.agent.name": "python-janitor",
-            "tooltrail.semconv.version": "1.3.0",
-            "tooltrail.effect": effect,
-            "tooltrail.session.sequence": seq,
-            **attributes,
-        }
-    )
+    span.set_attributes({
+        "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": tool_name, "gen_ai.tool.call.id": call_id,
+        "gen_ai.conversation.id": session_id, "gen_ai.agent.name": "python-janitor",
+        "tooltrail.semconv.version": "1.3.0", "tooltrail.effect": effect, "tooltrail.session.sequence": seq,
+        **attributes,
+    })
     span.end()
 
 
-# The read: the first page of a stale index, empty, with more pages to come.
+# The read: the first page of a stale index, empty, with more pages to come. Its count goes out as a float (as
+# Python arithmetic often gives; the contract says int): stored as 0 and flagged CONTRACT_ATTRIBUTE_COERCED.
 accounts = []
-tool_span(
-    "list_service_accounts",
-    "read-1",
-    "read",
-    {
-        "tooltrail.result.status": "partial",
-        "tooltrail.result.complete": False,
-        "tooltrail.result.reasons": ["MORE_PAGES_AVAILABLE"],
-        # The deliberate mistake: a float (0.0) where the contract says int, as Python arithmetic often gives.
-        # tooltrail stores it as 0 (a safe coercion) and flags the call CONTRACT_ATTRIBUTE_COERCED; the collector
-        # says so in partial_success (which this exporter ignores) and in its log.
-        "tooltrail.result.item_count": float(len(accounts)),
-        "tooltrail.result.continuation": "next_cursor",
-        "tooltrail.scope.resource": "service_accounts",
-        "tooltrail.scope.snapshot": "snap-7",
-    },
-)
+tool_span("list_service_accounts", "read-1", "read", {
+    "tooltrail.result.status": "partial", "tooltrail.result.complete": False,
+    "tooltrail.result.reasons": ["MORE_PAGES_AVAILABLE"], "tooltrail.result.item_count": float(len(accounts)),
+    "tooltrail.result.continuation": "next_cursor", "tooltrail.scope.resource": "service_accounts",
+    "tooltrail.scope.snapshot": "snap-7",
+})
 
 # The mutation, with the evidence it relied on: the read above (by call id and snapshot).
-tool_span(
-    "mark_control_compliant",
-    "mut-1",
-    "mutation",
-    {
-        "tooltrail.result.status": "complete",
-        "tooltrail.result.complete": True,
-        "tooltrail.scope.resource": "service_accounts",
-        "tooltrail.mutation.basis": "absence",
-        "tooltrail.mutation.target_count": 1,
-        "tooltrail.mutation.evidence_snapshots": ["snap-7"],
-        "tooltrail.mutation.evidence_call_ids": ["read-1"],
-    },
-)
+tool_span("mark_control_compliant", "mut-1", "mutation", {
+    "tooltrail.result.status": "complete", "tooltrail.result.complete": True,
+    "tooltrail.scope.resource": "service_accounts", "tooltrail.mutation.basis": "absence",
+    "tooltrail.mutation.target_count": 1, "tooltrail.mutation.evidence_call_ids": ["read-1"],
+    "tooltrail.mutation.evidence_snapshots": ["snap-7"],
+})
 
 provider.shutdown()  # flushes the batch: the collector answered before this returns
 print(f"session {session_id}: 2 tool calls sent to {endpoint}")

@@ -9,14 +9,21 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { after, test } from 'node:test';
+import { freePort } from '../../services/process.ts';
 
 const repo = resolve(import.meta.dirname, '../..');
 const checkout = mkdtempSync(join(tmpdir(), 'tooltrail-clean-'));
+// Free ports, never fixed ones: another checkout's suite may run this file at the same time.
+const [clickhousePort, alertmanagerPort] = await Promise.all([freePort(), freePort()]);
 
 after(() => {
   spawnSync(process.execPath, ['bin/tooltrail.js', 'services', 'down'], {
     cwd: checkout,
-    env: { ...process.env, TOOLTRAIL_HOME: join(checkout, '.tooltrail'), TOOLTRAIL_CLICKHOUSE_PORT: '18310' },
+    env: {
+      ...process.env,
+      TOOLTRAIL_HOME: join(checkout, '.tooltrail'),
+      TOOLTRAIL_CLICKHOUSE_PORT: String(clickhousePort),
+    },
   });
   rmSync(checkout, { recursive: true, force: true });
 });
@@ -35,9 +42,9 @@ test('npm run demo on a clean checkout tells the story, keeps the pages, and lea
     env: {
       ...process.env,
       TOOLTRAIL_HOME: home,
-      TOOLTRAIL_CLICKHOUSE_PORT: '18310',
+      TOOLTRAIL_CLICKHOUSE_PORT: String(clickhousePort),
       // Nothing listens here: the demo keeps its pages in a file.
-      TOOLTRAIL_ALERTMANAGER_PORT: '18311',
+      TOOLTRAIL_ALERTMANAGER_PORT: String(alertmanagerPort),
       NO_COLOR: '1',
     },
   });

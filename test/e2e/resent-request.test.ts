@@ -9,6 +9,7 @@ import { metricValue } from '../../platform/metrics/index.ts';
 import { bytesToHex } from '../../platform/otlp/index.ts';
 import { newTraceId, protobufBody, request, span } from '../../testkit/otlp-requests.ts';
 import { services } from '../../testkit/services.ts';
+import { until } from '../../testkit/wait.ts';
 import { type RunningCollector, body as requestBody, startCollector } from '../integration/collector/harness.ts';
 import { createHarness, type Harness } from '../integration/ingest/harness.ts';
 import { TENANT_A, TOKEN_A } from '../unit/collector/fixtures.ts';
@@ -52,10 +53,14 @@ test('a request the client sent twice through the collector is stored once', asy
     const db = h.db.database;
     const rows = `SELECT count() AS n FROM ${db}.spans WHERE Tenant = '${TENANT_A}'`;
     // Kafka holds both copies: the ingest has read them all once every trace's second message is accounted for.
-    const deadline = Date.now() + 20_000;
-    while ((await metricValue(ingest.metrics.resentMessages)) < 3 && Date.now() < deadline) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await until(
+      'one re-sent message per trace is counted',
+      async () => (await metricValue(ingest.metrics.resentMessages)) >= 3,
+      {
+        timeoutMs: 20_000,
+        everyMs: 100,
+      },
+    );
     assert.equal(await metricValue(ingest.metrics.resentMessages), 3, 'one re-sent message per trace');
     assert.equal(await h.waitForCount(rows, 12), 12);
     assert.equal(await h.count(rows), 12, 'each span once');

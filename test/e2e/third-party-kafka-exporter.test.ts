@@ -17,6 +17,7 @@ import { createClickHouse } from '../../platform/clickhouse.ts';
 import { createKafkaClient, deleteTopics, fetchConsumerLag } from '../../platform/kafka/index.ts';
 import { pythonVenv } from '../../testkit/python-venv.ts';
 import { requireClickHouse, requireKafka, services, uniqueName } from '../../testkit/services.ts';
+import { until } from '../../testkit/wait.ts';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
@@ -83,13 +84,18 @@ async function up(args: string[], extra: Record<string, string>): Promise<Up> {
     child,
     lines,
     async waitFor(re, what, timeoutMs = 120_000) {
-      for (const end = Date.now() + timeoutMs; Date.now() < end; ) {
-        const hit = lines.find((l) => re.test(l));
-        if (hit) return hit;
-        if (child.exitCode !== null) break;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      assert.fail(`tooltrail up: no ${what} (exit ${child.exitCode}):\n${lines.join('\n')}`);
+      const hit = await until(
+        `tooltrail up says its ${what}`,
+        () => lines.find((l) => re.test(l)) ?? child.exitCode !== null,
+        {
+          timeoutMs,
+          everyMs: 100,
+          describe: () => `exit ${child.exitCode}:\n${lines.join('\n')}`,
+        },
+      );
+      if (typeof hit !== 'string')
+        assert.fail(`tooltrail up: no ${what} (exit ${child.exitCode}):\n${lines.join('\n')}`);
+      return hit;
     },
     async stop() {
       if (child.exitCode !== null) return;
@@ -134,12 +140,14 @@ const stored = () => count(`SELECT count() AS n FROM {db:Identifier}.tool_calls 
 
 /** Until the ingest's group has committed everything in the topic. */
 async function drained(): Promise<void> {
-  for (const end = Date.now() + 60_000; Date.now() < end; ) {
-    const lag = await fetchConsumerLag(kafka, group, topic);
-    if (lag.length > 0 && lag.every((p) => p.lag === 0)) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  assert.fail('the ingest did not catch up');
+  await until(
+    'the ingest caught up',
+    async () => {
+      const lag = await fetchConsumerLag(kafka, group, topic);
+      return lag.length > 0 && lag.every((p) => p.lag === 0);
+    },
+    { timeoutMs: 60_000, everyMs: 250 },
+  );
 }
 
 let running: Up | undefined;
@@ -180,11 +188,14 @@ test('a third-party exporter’s spans without a tenant are dead-lettered visibl
   // The first letter is said at once; how many the first line counts depends on how the ingest batched them.
   await running.waitFor(/dead-lettered \d+ messages? to .*: missing_tenant: .*default tenant/, 'dead-letter log line');
   let text = '';
-  for (const end = Date.now() + 30_000; Date.now() < end; ) {
-    text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
-    if (new RegExp(`tooltrail_ingest_dead_letters_total\\{reason="missing_tenant"\\} ${TRACES}\\b`).test(text)) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await until(
+    `the metric counts the ${TRACES} letters`,
+    async () => {
+      text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+      return new RegExp(`tooltrail_ingest_dead_letters_total\\{reason="missing_tenant"\\} ${TRACES}\\b`).test(text);
+    },
+    { timeoutMs: 30_000, everyMs: 250 },
+  );
   assert.match(text, new RegExp(`tooltrail_ingest_dead_letters_total\\{reason="missing_tenant"\\} ${TRACES}\\b`));
   const listed = await letters();
   assert.deepEqual(
@@ -213,9 +224,10 @@ test('a third-party exporter’s spans without a tenant are dead-lettered visibl
   const replay = await cli('dlq', 'replay', '--reason', 'missing_tenant');
   assert.equal(replay.code, 0, replay.err);
   assert.match(replay.out, new RegExp(`^replayed ${TRACES} letter\\(s\\) to ${topic}; skipped 0`));
-  for (const end = Date.now() + 60_000; (await stored()) < TRACES && Date.now() < end; ) {
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  await until('the replayed letters are stored', async () => (await stored()) >= TRACES, {
+    timeoutMs: 60_000,
+    everyMs: 250,
+  });
   await drained();
   assert.equal(await stored(), TRACES);
   assert.equal(

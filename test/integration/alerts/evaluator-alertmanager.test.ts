@@ -17,8 +17,6 @@ import { EXPECTED, OWNERS, scenarioSessions } from './scenarios.ts';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const RUN_CLI = fileURLToPath(new URL('./run-cli.ts', import.meta.url));
-/** Long enough for Alertmanager (group_wait/interval 1 s) to have sent anything it was going to send. */
-const SETTLE_MS = 3_000;
 
 let db: TestDatabase;
 let sink: WebhookSink;
@@ -100,7 +98,6 @@ async function kill(p: EvaluatorProcess, signal: NodeJS.Signals): Promise<void> 
   await exited;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const ownerOf = (n: Notification) => n.body.groupLabels.owner ?? n.body.commonLabels.owner ?? null;
 const describeNotification = (n: Notification) =>
   `${n.path} ${n.body.status} ${n.body.groupLabels.alertname} owner=${ownerOf(n)} alerts=${n.body.alerts
@@ -153,9 +150,9 @@ describe('evaluator -> Alertmanager -> owners', () => {
       `pages for ${expectedGroups.map((g) => `${g.path}:${g.owner}`).join(', ')}`,
       30_000,
     );
-    // Several keep-alive runs later, still one page per group.
+    // Several keep-alive runs later, and once Alertmanager has paged all it held, still one page per group.
     await evaluatorA.waitForRuns(evaluatorA.runs.length + 3);
-    await sleep(SETTLE_MS);
+    await sink.drained();
 
     const pages = sink.forTenant(tenant);
     assert.deepEqual(
@@ -204,7 +201,7 @@ describe('evaluator -> Alertmanager -> owners', () => {
     await kill(evaluatorA, 'SIGKILL');
     evaluatorB = startEvaluator();
     await evaluatorB.waitForRuns(4);
-    await sleep(SETTLE_MS);
+    await sink.drained();
     const after = sink.forTenant(tenant);
     assert.ok(
       evaluatorB.runs.some((r) => r.alertsSent >= EXPECTED.length),
@@ -244,7 +241,7 @@ describe('evaluator -> Alertmanager -> owners', () => {
       `a resolved notification for ${OWNERS.keys.owner}`,
       20_000,
     );
-    await sleep(SETTLE_MS);
+    await sink.drained();
     const resolvedPages = sink.forTenant(tenant).filter((n) => n.body.status === 'resolved');
     assert.deepEqual(
       resolvedPages.map((n) => `${n.path} ${ownerOf(n)}`),

@@ -196,7 +196,8 @@ describe('warning lifecycle over 120 days of history', () => {
       () => sink.forTenant(tenant).length >= 3,
       'three lifecycle pages (escalation, reminder, retirement proposal)',
     );
-    await new Promise((r) => setTimeout(r, 2_500));
+    // And nothing more, once Alertmanager has paged all it held.
+    await sink.drained();
     const pages = sink
       .forTenant(tenant)
       .map((n) => ({

@@ -17,6 +17,7 @@ import { createClickHouseWriter } from '../../../ingest/writer.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
 import { syntheticRequest } from '../../../testkit/ingest.ts';
 import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
+import { until } from '../../../testkit/wait.ts';
 
 const CHILD = fileURLToPath(new URL('./log-writer-child.ts', import.meta.url));
 const key = generateNoteKey('audit.test');
@@ -153,8 +154,16 @@ describe('a batch whose log nodes or digest records fail to store', () => {
       out += d.toString();
     });
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-    for (let i = 0; i < 600 && !(out.includes('nodes-pending') && (await digestsOf(db, tenant)) === 1); i++)
-      await new Promise((r) => setTimeout(r, 100));
+    await until(
+      'the digest record landed while the nodes insert is under way',
+      async () => out.includes('nodes-pending') && (await digestsOf(db, tenant)) === 1,
+      {
+        timeoutMs: 60_000,
+        everyMs: 100,
+        describe: async () =>
+          `nodes-pending said: ${out.includes('nodes-pending')}; digests: ${await digestsOf(db, tenant)}`,
+      },
+    );
     assert.equal(await digestsOf(db, tenant), 1, 'the digest record landed');
     assert.ok(out.includes('nodes-pending'), 'the nodes insert was under way');
     child.kill('SIGKILL');

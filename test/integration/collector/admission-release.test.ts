@@ -5,8 +5,9 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { afterEach, beforeEach, describe, it } from 'node:test';
+import { until } from '../../../testkit/wait.ts';
 import { TOKEN_A, TOKEN_B } from '../../unit/collector/fixtures.ts';
-import { inFlight, type RunningCollector, startCollector, until } from './harness.ts';
+import { inFlight, type RunningCollector, startCollector } from './harness.ts';
 
 /** Writes `bytes` on a fresh connection and resolves once the collector closed it (or after the reply). */
 function sendRaw(port: number, bytes: string): Promise<string> {
@@ -50,7 +51,10 @@ describe('collector admission: slots are released on every path', () => {
       `Authorization: Bearer ${TOKEN_A}\r\n\r\n{}garbage\r\n\r\n`;
     // Three times the slot count: had one leaked per connection, every slot would be gone.
     for (let i = 0; i < 24; i++) await sendRaw(portOf(c), pipelined);
-    await until(async () => (await inFlight(c)).requests === 0, 'in_flight_requests back to 0', 200);
+    await until('in_flight_requests back to 0', async () => (await inFlight(c)).requests === 0, {
+      timeoutMs: 5000,
+      everyMs: 25,
+    });
     assert.deepEqual(await inFlight(c), { requests: 0, bytes: 0 });
     const res = await exportOk(c, TOKEN_B);
     assert.equal(res.status, 200, 'another tenant is still admitted');
@@ -61,7 +65,10 @@ describe('collector admission: slots are released on every path', () => {
       'POST /v1/traces HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n' +
       `Authorization: Bearer ${TOKEN_A}\r\n\r\n{"resourceSpans":[`;
     for (let i = 0; i < 24; i++) await sendRaw(portOf(c), partial);
-    await until(async () => (await inFlight(c)).requests === 0, 'in_flight_requests back to 0', 200);
+    await until('in_flight_requests back to 0', async () => (await inFlight(c)).requests === 0, {
+      timeoutMs: 5000,
+      everyMs: 25,
+    });
     assert.deepEqual(await inFlight(c), { requests: 0, bytes: 0 });
     assert.equal((await exportOk(c, TOKEN_B)).status, 200);
   });

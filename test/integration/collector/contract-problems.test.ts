@@ -29,6 +29,7 @@ import { reconstructSession } from '../../../reconstruct/reconstruct.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../../schema/config.ts';
 import { attr, bool, int, newTraceId, protobufBody, request, span, str, strs } from '../../../testkit/otlp-requests.ts';
 import { requireKafka, services, uniqueName } from '../../../testkit/services.ts';
+import { until } from '../../../testkit/wait.ts';
 import { body as requestBody } from './harness.ts';
 
 const TOKEN = randomBytes(16).toString('hex');
@@ -96,15 +97,19 @@ async function waitForRows(session: string, counts: Record<string, number>): Pro
     )
     .join(', ');
   const params = Object.fromEntries(tables.map(([t], i) => [`t${i}`, t]));
-  const deadline = Date.now() + 60_000;
   let seen: Record<string, string> = {};
-  while (Date.now() < deadline) {
-    [seen = {}] = await rows<Record<string, string>>(stack.ch, `SELECT ${select}`, { s: session, ...params });
-    if (tables.every(([, n], i) => Number(seen[`n${i}`] ?? 0) >= n)) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  const got = tables.map(([t, n], i) => `${t} ${seen[`n${i}`] ?? 0} of ${n}`).join(', ');
-  throw new Error(`the ingest did not store session ${session}'s rows within 60 s: ${got}`);
+  await until(
+    `the ingest stored session ${session}'s rows`,
+    async () => {
+      [seen = {}] = await rows<Record<string, string>>(stack.ch, `SELECT ${select}`, { s: session, ...params });
+      return tables.every(([, n], i) => Number(seen[`n${i}`] ?? 0) >= n);
+    },
+    {
+      timeoutMs: 60_000,
+      everyMs: 250,
+      describe: () => tables.map(([t, n], i) => `${t} ${seen[`n${i}`] ?? 0} of ${n}`).join(', '),
+    },
+  );
 }
 
 describe('contract mistakes of a plain OTel SDK, through the real collector, Kafka and ingest into ClickHouse', () => {

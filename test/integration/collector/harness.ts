@@ -1,5 +1,4 @@
 /** A real collector on a free port in front of the real Kafka, a fresh topic per test file, and a topic reader. */
-import assert from 'node:assert/strict';
 import type { CollectorConfig, CollectorConfigInput } from '../../../collector/config.ts';
 import { type Collector, createCollector } from '../../../collector/factory.ts';
 import {
@@ -111,13 +110,4 @@ export async function inFlight(c: RunningCollector): Promise<{ requests: number;
     requests: read('tooltrail_collector_in_flight_requests'),
     bytes: read('tooltrail_collector_in_flight_bytes'),
   };
-}
-
-/** Polls `check` every 25 ms, `tries` times at most, and fails naming `what`. */
-export async function until(check: () => Promise<boolean>, what: string, tries: number): Promise<void> {
-  for (let i = 0; i < tries; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  assert.fail(`never became true: ${what}`);
 }

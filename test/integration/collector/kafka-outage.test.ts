@@ -8,7 +8,6 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { createKafkaClient, KAFKA_CLIENTS, type KafkaClient } from '../../../platform/kafka/index.ts';
 import { bytesToHex } from '../../../platform/otlp/index.ts';
 import { loadServicesConfig } from '../../../services/config.ts';
@@ -17,6 +16,7 @@ import { freePortRun } from '../../../services/process.ts';
 import type { ManagedService } from '../../../services/service.ts';
 import { protobufBody, request, span } from '../../../testkit/otlp-requests.ts';
 import { services } from '../../../testkit/services.ts';
+import { sleep } from '../../../testkit/wait.ts';
 import { TOKEN_A } from '../../unit/collector/fixtures.ts';
 import { body, type RunningCollector, readTopicUntil, spanIdsOf, startCollector } from './harness.ts';
 
@@ -109,6 +109,7 @@ for (const client of KAFKA_CLIENTS)
           acknowledged.push(...attempt.ids);
         } else {
           assert.equal(attempt.res.status, 503, 'only 503 while Kafka comes back');
+          // As an exporter does: the next attempt after the Retry-After the collector asked for.
           await sleep(Number(attempt.res.headers.get('retry-after') ?? 1) * 1_000);
         }
       }

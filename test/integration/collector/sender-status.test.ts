@@ -25,6 +25,7 @@ import {
 import { DEFAULT_RETENTION_DAYS } from '../../../schema/config.ts';
 import { attr, int, newTraceId, protobufBody, request, span, str } from '../../../testkit/otlp-requests.ts';
 import { requireKafka, services, uniqueName } from '../../../testkit/services.ts';
+import { until } from '../../../testkit/wait.ts';
 import { body as requestBody } from './harness.ts';
 
 const ACME_TOKEN = randomBytes(16).toString('hex');
@@ -79,18 +80,19 @@ async function send(token: string, spans: Span[]): Promise<{ rejected: string; m
 }
 
 async function waitForWarnings(session: string): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const rs = await stack.ch.query({
-      query: 'SELECT count() AS n FROM {db:Identifier}.tool_call_warnings WHERE session_id = {s:String}',
-      query_params: { db: database, s: session },
-      format: 'JSONEachRow',
-    });
-    const [row] = await rs.json<{ n: string }>();
-    if (Number(row?.n ?? 0) > 0) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`the ingest did not store the flagged read of ${session} within 60 s`);
+  await until(
+    `the ingest stored the flagged read of ${session}`,
+    async () => {
+      const rs = await stack.ch.query({
+        query: 'SELECT count() AS n FROM {db:Identifier}.tool_call_warnings WHERE session_id = {s:String}',
+        query_params: { db: database, s: session },
+        format: 'JSONEachRow',
+      });
+      const [row] = await rs.json<{ n: string }>();
+      return Number(row?.n ?? 0) > 0;
+    },
+    { timeoutMs: 60_000, everyMs: 250 },
+  );
 }
 
 function env(extra: Record<string, string> = {}): NodeJS.ProcessEnv {

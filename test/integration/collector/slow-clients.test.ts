@@ -6,8 +6,9 @@
 import assert from 'node:assert/strict';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, it } from 'node:test';
+import { until } from '../../../testkit/wait.ts';
 import { TOKEN_A, TOKEN_B } from '../../unit/collector/fixtures.ts';
-import { inFlight, type RunningCollector, startCollector, until } from './harness.ts';
+import { inFlight, type RunningCollector, startCollector } from './harness.ts';
 
 interface OpenRequest {
   socket: Socket;
@@ -63,10 +64,16 @@ describe('collector against slow and lying clients', () => {
     const running = c;
     const slow = await openRequest(running, TOKEN_A, 100, '{"resourceSpans":');
     open.push(slow);
-    await until(async () => (await inFlight(running)).requests === 1, 'the slow request holds a slot', 400);
+    await until('the slow request holds a slot', async () => (await inFlight(running)).requests === 1, {
+      timeoutMs: 10000,
+      everyMs: 25,
+    });
     await slow.closed;
     assert.match(slow.received(), /^HTTP\/1\.1 408 /);
-    await until(async () => (await inFlight(running)).requests === 0, 'the slot came back', 400);
+    await until('the slot came back', async () => (await inFlight(running)).requests === 0, {
+      timeoutMs: 10000,
+      everyMs: 25,
+    });
     assert.deepEqual(await inFlight(running), { requests: 0, bytes: 0 });
   });
 
@@ -74,7 +81,10 @@ describe('collector against slow and lying clients', () => {
     c = await startCollector({ sink: 'discard', limits: { maxConcurrentRequests: 8, tenantShare: 0.25 } });
     const running = c;
     for (let i = 0; i < 2; i++) open.push(await openRequest(running, TOKEN_A, 1_000, '{'));
-    await until(async () => (await inFlight(running)).requests === 2, 'tenant A holds its two slots', 400);
+    await until('tenant A holds its two slots', async () => (await inFlight(running)).requests === 2, {
+      timeoutMs: 10000,
+      everyMs: 25,
+    });
     const third = await openRequest(running, TOKEN_A, 1_000, '{');
     open.push(third);
     await third.closed;
@@ -93,9 +103,9 @@ describe('collector against slow and lying clients', () => {
     const running = c;
     open.push(await openRequest(running, TOKEN_A, 900_000));
     await until(
-      async () => (await inFlight(running)).bytes === 900_000,
       'the declared length is reserved before any body byte',
-      400,
+      async () => (await inFlight(running)).bytes === 900_000,
+      { timeoutMs: 10_000, everyMs: 25 },
     );
     const second = await openRequest(running, TOKEN_A, 900_000);
     open.push(second);
@@ -104,7 +114,10 @@ describe('collector against slow and lying clients', () => {
     assert.match(second.received(), /this credential's share of request memory/);
     assert.equal((await exportAs(running, TOKEN_B)).status, 200, 'another tenant still has its share');
     for (const o of open) o.socket.destroy();
-    await until(async () => (await inFlight(running)).requests === 0, 'every slot came back', 400);
+    await until('every slot came back', async () => (await inFlight(running)).requests === 0, {
+      timeoutMs: 10000,
+      everyMs: 25,
+    });
     assert.deepEqual(await inFlight(running), { requests: 0, bytes: 0 });
   });
 });

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { pingClickHouse } from '../../../platform/clickhouse.ts';
 import { libchdbPath } from '../../../services/clickhouse/clickhouse.ts';
 import { freePort } from '../../../services/process.ts';
+import { until } from '../../../testkit/wait.ts';
 
 const LAUNCHER = join(dirname(fileURLToPath(import.meta.url)), '../../../services/clickhouse/launch.py');
 const START_TIMEOUT_MS = 20_000;
@@ -81,13 +82,17 @@ export async function startOwnClickHouse(usersDFiles: string[], env: Record<stri
     rmSync(home, { recursive: true, force: true });
   };
 
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (!(await pingClickHouse(url, 500))) {
-    if (child.exitCode !== null || Date.now() > deadline) {
-      await stop();
-      throw new Error(`the private ClickHouse did not start on ${url}:\n${output.slice(-2000)}`);
-    }
-    await new Promise((r) => setTimeout(r, 100));
+  const up = await until(
+    'the private ClickHouse answers or exits',
+    async () => (await pingClickHouse(url, 500)) || child.exitCode !== null,
+    { timeoutMs: START_TIMEOUT_MS, everyMs: 100 },
+  ).then(
+    () => child.exitCode === null,
+    () => false,
+  );
+  if (!up) {
+    await stop();
+    throw new Error(`the private ClickHouse did not start on ${url}:\n${output.slice(-2000)}`);
   }
   return { url, admin: { user: 'default', password: '' }, stop };
 }

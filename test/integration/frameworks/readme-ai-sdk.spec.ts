@@ -35,8 +35,9 @@ console.log(JSON.stringify({ disabled, refusal, calls: model.doGenerateCalls.len
 
 test('the README AI SDK example runs as written: the disable after an incomplete read is refused, the model gets why', () => {
   const readme = readFileSync(join(root, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('**With the Vercel AI SDK**'));
-  const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
+  const code = [...readme.matchAll(/```ts\n([\s\S]*?)```/g)]
+    .map((m) => m[1] ?? '')
+    .find((block) => block.includes("'@tooltrail/instrumentation/ai-sdk'"));
   assert.ok(code, 'the README has the AI SDK example');
   const entry = (p: string) => pathToFileURL(join(root, p)).href;
   const body = code

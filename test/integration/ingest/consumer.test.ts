@@ -9,6 +9,7 @@ import { KAFKA_CLIENTS, MESSAGE_ID_HEADER, messageIdBytes } from '../../../platf
 import { metricValue } from '../../../platform/metrics/index.ts';
 import { decodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
 import { serializeSpans, syntheticMessage } from '../../../testkit/ingest.ts';
+import { until } from '../../../testkit/wait.ts';
 import { createHarness, type Harness } from './harness.ts';
 
 const quiet = () => {};
@@ -57,9 +58,7 @@ for (const client of KAFKA_CLIENTS)
         assert.ok(stored >= 6, `expected several stored batches, got ${stored}`);
         // The counter moves once the insert's answer is in, a moment after its rows are visible.
         const written = () => metricValue(ingest.metrics.rowsWritten, { table: 'tool_calls' });
-        for (const end = Date.now() + 10_000; (await written()) < 600 && Date.now() < end; ) {
-          await new Promise((r) => setTimeout(r, 50));
-        }
+        await until('rows written reaches 600', async () => (await written()) >= 600, { timeoutMs: 10_000 });
         assert.equal(await written(), 600);
       } finally {
         await ingest.stop();
@@ -95,12 +94,13 @@ for (const client of KAFKA_CLIENTS)
           15,
         );
         // The counters move once the batch is marked stored, a moment after its rows are visible.
-        for (
-          const end = Date.now() + 10_000;
-          (await metricValue(second.metrics.resentMessages)) < 1 && Date.now() < end;
-        ) {
-          await new Promise((r) => setTimeout(r, 50));
-        }
+        await until(
+          'the re-sent message is counted',
+          async () => (await metricValue(second.metrics.resentMessages)) >= 1,
+          {
+            timeoutMs: 10_000,
+          },
+        );
         assert.equal(await metricValue(second.metrics.resentMessages), 1);
         assert.equal(await metricValue(second.metrics.resentSpans), 6, '5 tool spans and their parent');
         assert.equal(
@@ -149,12 +149,9 @@ for (const client of KAFKA_CLIENTS)
         const req = decodeExportTraceServiceRequest(rejected.value);
         assert.equal(req.resourceSpans[0]?.scopeSpans[0]?.spans.length, 3, 'as a request of exactly those spans');
         // The counters move once the batch is marked stored, a moment after its rows and letters are visible.
-        for (
-          const end = Date.now() + 10_000;
-          (await metricValue(ingest.metrics.deadLetters)) < 2 && Date.now() < end;
-        ) {
-          await new Promise((r) => setTimeout(r, 50));
-        }
+        await until('both dead letters are counted', async () => (await metricValue(ingest.metrics.deadLetters)) >= 2, {
+          timeoutMs: 10_000,
+        });
         assert.equal(await metricValue(ingest.metrics.deadLetters), 2);
         assert.equal(await metricValue(ingest.metrics.deadLetters, { reason: 'decode_error' }), 1);
         assert.equal(await metricValue(ingest.metrics.deadLetters, { reason: 'missing_tenant' }), 1);
@@ -207,12 +204,11 @@ for (const client of KAFKA_CLIENTS)
           await h.count(`SELECT count() AS n FROM ${db}.spans WHERE Tenant IN ('${claimed}', 'fallback')`),
           0,
         );
-        for (
-          const end = Date.now() + 10_000;
-          (await metricValue(ingest.metrics.spansRejected, { reason: 'invalid_tenant' })) < 3 && Date.now() < end;
-        ) {
-          await new Promise((r) => setTimeout(r, 50));
-        }
+        await until(
+          'the rejected spans are counted',
+          async () => (await metricValue(ingest.metrics.spansRejected, { reason: 'invalid_tenant' })) >= 3,
+          { timeoutMs: 10_000 },
+        );
         assert.equal(await metricValue(ingest.metrics.spansRejected, { reason: 'invalid_tenant' }), 3);
       } finally {
         await ingest.stop();

@@ -6,6 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { fetchConsumerLag, KAFKA_CLIENTS } from '../../../platform/kafka/index.ts';
 import { syntheticMessage } from '../../../testkit/ingest.ts';
+import { sleep, until } from '../../../testkit/wait.ts';
 import { createHarness, type Harness } from './harness.ts';
 
 const CHILD = fileURLToPath(new URL('./ingest-child.ts', import.meta.url));
@@ -18,8 +19,6 @@ function startChild(env: NodeJS.ProcessEnv): { child: ChildProcess; stderr: () =
   });
   return { child, stderr: () => err };
 }
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 // How long a fresh child may take to store its first batch: the waits end as soon as it does.
 const FIRST_BATCH_WITHIN_MS = 120_000;
@@ -44,7 +43,7 @@ for (const client of KAFKA_CLIENTS)
         ),
       );
       const db = h.db.database;
-      const countSql = `SELECT count() AS n FROM ${db}.tool_calls`;
+      const countSql = `SELECT count() AS n FROM ${db}.tool_calls WHERE tenant = 'crash'`;
       // Small batches and a slow fetch cadence: many batches, so kills land between INTENT, STORE and COMMIT.
       const env = h.env({ TOOLTRAIL_INGEST_BATCH_MAX_ROWS: '400', TOOLTRAIL_INGEST_LINGER_MS: '20' });
       const killedAt: number[] = [];
@@ -53,8 +52,11 @@ for (const client of KAFKA_CLIENTS)
         const before = await h.count(countSql);
         // Wait until this run stored something, then kill it a moment later, mid-stream. A child starting on a
         // loaded machine (tsx, both Kafka clients, the group join) can take tens of seconds before its first batch.
-        const deadline = Date.now() + FIRST_BATCH_WITHIN_MS;
-        while ((await h.count(countSql)) <= before && Date.now() < deadline) await sleep(20);
+        await until(`run ${round} stores its first batch`, async () => (await h.count(countSql)) > before, {
+          timeoutMs: FIRST_BATCH_WITHIN_MS,
+          everyMs: 20,
+        });
+        // The fault's timing, not a wait: a random moment into the stream, so kills land at different steps.
         await sleep(30 + Math.floor(Math.random() * 120));
         child.kill('SIGKILL');
         await once(child, 'exit');
@@ -73,18 +75,23 @@ for (const client of KAFKA_CLIENTS)
       try {
         const n = await h.waitForCount(countSql, N, 180_000);
         assert.equal(n, N, `rows after restart (kills at ${killedAt.join(', ')}); child said: ${stderr()}`);
-        // Let it settle: a duplicate would show up as more than N, a loss as fewer.
-        await sleep(500);
+        // A late duplicate would be stored before the markers sent after every message (a loss shows as fewer).
+        await h.storedThroughMarkers();
         assert.equal(await h.count(countSql), N);
-        assert.equal(await h.count(`SELECT uniqExact(trace_id, span_id) AS n FROM ${db}.tool_calls`), N);
-        assert.equal(await h.count(`SELECT count() AS n FROM ${db}.spans`), MESSAGES);
-        t.diagnostic(`final run: ${stderr().match(/recorded range/g)?.length ?? 0} recorded ranges re-used`);
-        const lag = await fetchConsumerLag(h.kafka, h.groupId, h.topic);
         assert.equal(
-          lag.reduce((s, l) => s + l.lag, 0),
-          0,
-          'everything committed',
+          await h.count(`SELECT uniqExact(trace_id, span_id) AS n FROM ${db}.tool_calls WHERE tenant = 'crash'`),
+          N,
         );
+        assert.equal(await h.count(`SELECT count() AS n FROM ${db}.spans WHERE Tenant = 'crash'`), MESSAGES);
+        t.diagnostic(`final run: ${stderr().match(/recorded range/g)?.length ?? 0} recorded ranges re-used`);
+        // The commit follows the insert: a moment after the markers are visible.
+        const totalLag = async () =>
+          (await fetchConsumerLag(h.kafka, h.groupId, h.topic)).reduce((s, l) => s + l.lag, 0);
+        await until('everything is committed', async () => (await totalLag()) === 0, {
+          timeoutMs: 30_000,
+          everyMs: 100,
+          describe: async () => `lag ${await totalLag()}`,
+        });
       } finally {
         child.kill('SIGTERM');
         await once(child, 'exit');
@@ -104,15 +111,18 @@ for (const client of KAFKA_CLIENTS)
       const countSql = `SELECT count() AS n FROM ${h.db.database}.tool_calls WHERE tenant = 'term'`;
       const first = startChild(env);
       // SIGTERM only once it stores: a child killed while still starting exits by the signal, not by its handler.
-      const deadline = Date.now() + FIRST_BATCH_WITHIN_MS;
-      while ((await h.count(countSql)) === 0 && Date.now() < deadline) await sleep(20);
+      await until('the first child stores its first batch', async () => (await h.count(countSql)) > 0, {
+        timeoutMs: FIRST_BATCH_WITHIN_MS,
+        everyMs: 20,
+      });
       first.child.kill('SIGTERM');
       const [code] = await once(first.child, 'exit');
       assert.equal(code, 0, `clean exit on SIGTERM; child said: ${first.stderr()}`);
       const second = startChild(env);
       try {
         assert.equal(await h.waitForCount(countSql, MESSAGES * TOOL_SPANS, 120_000), MESSAGES * TOOL_SPANS);
-        await sleep(300);
+        // A late duplicate would be stored before the markers sent after every message.
+        await h.storedThroughMarkers();
         assert.equal(await h.count(countSql), MESSAGES * TOOL_SPANS);
         assert.ok(before >= 0);
       } finally {

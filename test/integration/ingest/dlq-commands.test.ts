@@ -15,6 +15,7 @@ import { metricValue } from '../../../platform/metrics/index.ts';
 import { runCliInProcess } from '../../../testkit/cli-in-process.ts';
 import { serializeSpans } from '../../../testkit/ingest.ts';
 import { services } from '../../../testkit/services.ts';
+import { until } from '../../../testkit/wait.ts';
 import { createHarness, type Harness } from './harness.ts';
 
 const SECRET_ARGUMENT = '{"account":"svc-payroll","token":"hunter2"}';
@@ -50,22 +51,26 @@ async function listed(...args: string[]): Promise<ListedLetter[]> {
 }
 
 async function waitForLetters(n: number): Promise<ListedLetter[]> {
-  for (const end = Date.now() + 20_000; Date.now() < end; ) {
-    const letters = await listed();
-    if (letters.length >= n) return letters;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  return listed();
+  return until(
+    `${n} dead letters are listed`,
+    async () => {
+      const letters = await listed();
+      return letters.length >= n && letters;
+    },
+    { timeoutMs: 20_000, everyMs: 200 },
+  );
 }
 
 /** Until the ingest's group has read and committed everything in the source topic. */
 async function drained(): Promise<void> {
-  for (const end = Date.now() + 20_000; Date.now() < end; ) {
-    const lag = await fetchConsumerLag(h.kafka, h.groupId, h.topic);
-    if (lag.every((p) => Number(p.highWatermark) === 0 || (p.lag === 0 && Number(p.committed) >= 0))) return;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  assert.fail('the ingest did not catch up with the source topic');
+  await until(
+    'the ingest caught up with the source topic',
+    async () =>
+      (await fetchConsumerLag(h.kafka, h.groupId, h.topic)).every(
+        (p) => Number(p.highWatermark) === 0 || (p.lag === 0 && Number(p.committed) >= 0),
+      ),
+    { timeoutMs: 20_000, everyMs: 200 },
+  );
 }
 
 /** Three spans of a plain OpenTelemetry SDK, no tooltrail.tenant, one carrying raw tool arguments. */
@@ -196,12 +201,15 @@ describe('tooltrail dlq (real Kafka, real ClickHouse)', () => {
     // Both letters again, the origin and the one of its failed replay: the same spans, left out by the ingest.
     const forced = await dlq('replay', '--all', '--force');
     assert.match(forced.out, /^replayed 2 letter\(s\)/);
-    for (
-      const end = Date.now() + 20_000;
-      (await metricValue(ingest.metrics.resentMessages)) < 2 && Date.now() < end;
-    ) {
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    const running = ingest;
+    await until(
+      'both copies are counted as re-sends',
+      async () => (await metricValue(running.metrics.resentMessages)) >= 2,
+      {
+        timeoutMs: 20_000,
+        everyMs: 100,
+      },
+    );
     await drained();
     assert.equal(await metricValue(ingest.metrics.resentMessages), 2, 'both copies recognised as re-sends');
     assert.equal(await rows(), 2, 'still stored once');

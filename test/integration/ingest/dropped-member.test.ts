@@ -15,25 +15,24 @@ import { createClickHouseWriter } from '../../../ingest/writer.ts';
 import { createBatchConsumer, KAFKA_CLIENTS } from '../../../platform/kafka/index.ts';
 import { metricValue } from '../../../platform/metrics/index.ts';
 import { syntheticMessage } from '../../../testkit/ingest.ts';
+import { until } from '../../../testkit/wait.ts';
 import { createHarness, type Harness, PARTITIONS } from './harness.ts';
 
 const TOOL_SPANS = 4;
 const TENANT = 'dropped';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Waits that ran out, named in the assertion messages (some waits are allowed to: see the test). */
 const timedOut: string[] = [];
 
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) {
+/** Waits until `check` holds; false (and the wait named in `timedOut`) when it did not within `timeoutMs`. */
+function waitOrNote(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<boolean> {
+  return until(what, check, { timeoutMs, everyMs: 100 }).then(
+    () => true,
+    () => {
       timedOut.push(what);
       return false;
-    }
-    await sleep(100);
-  }
-  return true;
+    },
+  );
 }
 
 /** Holds the first INTENT a member records until `open()`: its batch is planned, its range not yet recorded. */
@@ -136,7 +135,7 @@ for (const client of KAFKA_CLIENTS)
         await produce(700_000, 30);
         await held.start();
         assert.ok(
-          await until(
+          await waitOrNote(
             'the first member plans a batch and is held before its INTENT',
             () => gate.partition !== undefined,
           ),
@@ -149,7 +148,7 @@ for (const client of KAFKA_CLIENTS)
         await owner.start();
         // kafkajs: the held member sends no heartbeat, is dropped after its session, and the new member takes every
         // partition. @platformatic/kafka heartbeats in the background: the held member stays, p may stay with it.
-        await until(
+        await waitOrNote(
           `the new member holds partition ${p} and has stored everything`,
           async () => owner.assigned.includes(p) && (await h.count(rows)) === expected,
           40_000,
@@ -157,13 +156,14 @@ for (const client of KAFKA_CLIENTS)
         const tookOver = owner.assigned.includes(p);
         const heldRowsBefore = await held.rows();
         gate.open();
-        await until(
+        await waitOrNote(
           'the held member either gives up its batch or stores it',
           async () => (await metricValue(held.metrics.fencedBatches)) > 0 || (await held.rows()) > heldRowsBefore,
           30_000,
         );
-        await until('everything is stored', async () => (await h.count(rows)) >= expected, 60_000);
-        await sleep(2_000); // a late duplicate would show now
+        await waitOrNote('everything is stored', async () => (await h.count(rows)) >= expected, 60_000);
+        // A late duplicate would be stored before the markers sent after every message.
+        await h.storedThroughMarkers();
         const n = await h.count(rows);
         assert.equal(
           n,

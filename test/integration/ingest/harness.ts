@@ -15,9 +15,12 @@ import {
   kafkaClientKindOf,
   type Producer,
 } from '../../../platform/kafka/index.ts';
+import { murmur2Ascii } from '../../../platform/kafka/kafkajs/partitioner.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../../schema/config.ts';
 import { migrateUp } from '../../../schema/migrations.ts';
+import { syntheticMessage } from '../../../testkit/ingest.ts';
 import { freshDatabase, requireKafka, services, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
+import { sleep, until } from '../../../testkit/wait.ts';
 
 export interface Harness {
   db: TestDatabase;
@@ -37,11 +40,30 @@ export interface Harness {
   count(sql: string): Promise<number>;
   /** Polls until `sql` (a count) reaches `expected` or `timeoutMs` passes; returns the last value. */
   waitForCount(sql: string, expected: number, timeoutMs?: number): Promise<number>;
+  /**
+   * Sends one marker message to every partition, after everything sent so far, and waits until the ingest stored
+   * them all. A partition's batches are stored in order, so whatever the ingest was still to store of the messages
+   * before them (a late duplicate too) is stored by then: how a test shows that nothing more comes. The markers are
+   * tool spans of the tenant `MARKER_TENANT`: count your own tenant's rows.
+   */
+  storedThroughMarkers(timeoutMs?: number): Promise<void>;
   readDeadLetters(expected: number, timeoutMs?: number): Promise<IncomingMessage[]>;
   close(): Promise<void>;
 }
 
 export const PARTITIONS = 3;
+export const MARKER_TENANT = 'marker';
+
+/** One key per partition of `PARTITIONS` (murmur2 of the key, as both Kafka clients partition). */
+function keyPerPartition(prefix: string): string[] {
+  const keys = new Map<number, string>();
+  for (let i = 0; keys.size < PARTITIONS; i++) {
+    const key = `${prefix}-${i}`;
+    const p = (murmur2Ascii(key) & 0x7fffffff) % PARTITIONS;
+    if (!keys.has(p)) keys.set(p, key);
+  }
+  return [...keys.values()];
+}
 
 /** A fresh migrated database on another ClickHouse (e.g. one the test stops and starts). */
 export async function databaseOn(url: string, prefix: string): Promise<TestDatabase> {
@@ -76,6 +98,9 @@ export async function createHarness(
     { topic: dlqTopic, numPartitions: 1 },
   ]);
   const producer = createIdempotentProducer(kafka);
+  // Marker seeds of their own: never the ids of a test's own messages.
+  const markerSeedBase = 4_000_000_000 + Math.floor(Math.random() * 1_000_000) * 100;
+  let markerRounds = 0;
   await producer.connect();
   const q = async (sql: string) => {
     const rs = await db.ch.query({ query: sql, format: 'JSONEachRow' });
@@ -140,10 +165,32 @@ export async function createHarness(
       const deadline = Date.now() + timeoutMs;
       let n = await q(sql);
       while (n < expected && Date.now() < deadline) {
-        await new Promise((r) => setTimeout(r, 100));
+        await sleep(100);
         n = await q(sql);
       }
       return n;
+    },
+    async storedThroughMarkers(timeoutMs = 60_000) {
+      const round = markerRounds++;
+      const keys = keyPerPartition(`marker-${round}`);
+      const seed = markerSeedBase + round * PARTITIONS;
+      await producer.send(
+        topic,
+        keys.map((key, p) => ({
+          key,
+          value: syntheticMessage({ tenant: MARKER_TENANT, toolSpans: 1, seed: seed + p, incompleteEvery: 0 }),
+        })),
+      );
+      const ids = keys.map((_, p) => `'call-${seed + p}-0'`).join(', ');
+      const sql = `SELECT count() AS n FROM ${db.database}.tool_calls WHERE tenant = '${MARKER_TENANT}' AND tool_call_id IN (${ids})`;
+      await until(
+        `the ingest stored a marker on each of the ${PARTITIONS} partitions`,
+        async () => (await q(sql)) >= PARTITIONS,
+        {
+          timeoutMs,
+          everyMs: 100,
+        },
+      );
     },
     async readDeadLetters(expected, timeoutMs = 15_000) {
       const consumer = await createSimpleConsumer(kafka, uniqueName('dlq_reader'), dlqTopic);

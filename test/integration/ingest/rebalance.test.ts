@@ -10,10 +10,11 @@ import { type RunningIngest, startIngest } from '../../../ingest/service.ts';
 import { fetchConsumerLag, KAFKA_CLIENTS } from '../../../platform/kafka/index.ts';
 import { metricValue } from '../../../platform/metrics/index.ts';
 import { syntheticMessage } from '../../../testkit/ingest.ts';
+import { sleep, until } from '../../../testkit/wait.ts';
 import { createHarness, type Harness, PARTITIONS } from './harness.ts';
 
 const TOOL_SPANS = 4;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const WAIT = { timeoutMs: 60_000, everyMs: 100 };
 
 /** A member's log, and the partitions of its latest group join (`group join (leader): partitions 0,2`). */
 class Member {
@@ -28,14 +29,6 @@ class Member {
     this.joins++;
     this.assigned = m[1] === 'none' ? [] : (m[1] as string).split(',').map(Number);
   };
-}
-
-async function until(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
-    await sleep(100);
-  }
 }
 
 for (const client of KAFKA_CLIENTS)
@@ -61,7 +54,7 @@ for (const client of KAFKA_CLIENTS)
             ),
           );
           produced += 10;
-          await sleep(100);
+          await sleep(100); // the stream's pace
         }
       })();
       const a = new Member();
@@ -73,6 +66,7 @@ for (const client of KAFKA_CLIENTS)
         await until(
           'the first member owns every partition and stores',
           async () => a.assigned.length === PARTITIONS && (await stored(a)) > 0,
+          WAIT,
         );
 
         const aJoinsBefore = a.joins;
@@ -85,6 +79,7 @@ for (const client of KAFKA_CLIENTS)
             a.assigned.length > 0 &&
             b.assigned.length > 0 &&
             a.assigned.length + b.assigned.length === PARTITIONS,
+          WAIT,
         );
         const split = { a: [...a.assigned], b: [...b.assigned] };
         assert.deepEqual(
@@ -92,15 +87,17 @@ for (const client of KAFKA_CLIENTS)
           Array.from({ length: PARTITIONS }, (_, p) => p),
           `the two members' partitions are disjoint and cover the topic (${JSON.stringify(split)})`,
         );
-        await until('the second member stores rows of its partitions', async () => (await stored(b)) > 0);
+        await until('the second member stores rows of its partitions', async () => (await stored(b)) > 0, WAIT);
 
         const aJoinsBeforeLeave = a.joins;
         await b.ingest.stop();
         await until(
           'the first member takes every partition back',
           () => a.joins > aJoinsBeforeLeave && a.assigned.length === PARTITIONS,
+          WAIT,
         );
-        await sleep(1_000); // more of the stream after the leave
+        const producedAtLeave = produced;
+        await until('more of the stream is sent after the leave', () => produced >= producedAtLeave + 30, WAIT);
         producing = false;
         await stream;
 
@@ -114,7 +111,8 @@ for (const client of KAFKA_CLIENTS)
               `first member: ${a.lines.join(' | ')}; second member: ${b.lines.join(' | ')}`,
           );
         }
-        await sleep(2_000); // a late duplicate would show now
+        // A late duplicate would be stored before the markers sent after every message.
+        await h.storedThroughMarkers();
         assert.equal(await h.count(rows), expected, 'no message is stored twice');
         assert.equal(
           await h.count(`SELECT uniqExact(trace_id, span_id) AS n FROM ${db}.tool_calls WHERE tenant = 'rebalance'`),

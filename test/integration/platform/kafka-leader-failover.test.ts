@@ -22,20 +22,13 @@ import {
   reassignPartition,
 } from '../../../platform/kafka/index.ts';
 import { type PrivateKafkaCluster, startPrivateKafkaCluster } from '../../../testkit/kafka-cluster.ts';
+import { until as untilHolds } from '../../../testkit/wait.ts';
 
 const PARTITIONS = 6;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(what: string, check: () => Promise<boolean>, timeoutMs = 90_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    try {
-      if (await check()) return;
-    } catch {}
-    await sleep(250);
-  }
-  throw new Error(`${what}: not within ${timeoutMs / 1000} s`);
-}
+/** The cluster answers with errors while it elects leaders: those count as "not yet". */
+const until = (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 90_000) =>
+  untilHolds(what, check, { timeoutMs, everyMs: 250, ignoreErrors: true });
 
 let cluster: PrivateKafkaCluster;
 
@@ -125,8 +118,8 @@ before(
     let killed = false;
     const stops = await Promise.all([...runs.values()].map((r) => startSending(r, () => killed)));
     try {
-      await sleep(2_000);
       const list = [...runs.values()];
+      await until('every client has sends acknowledged', () => list.every((r) => r.acked.length > 0));
       for (const r of list) r.before = await partitionStates(r.kafka, r.topic);
       // The broker leading the most partitions among those leading some of every topic: each client sees a move.
       const leads = (id: number, r: ClientRun) => r.before.filter((p) => p.leader === id).length;
@@ -145,7 +138,8 @@ before(
         });
         return states.every((parts) => parts.every((p) => p.leader !== victim && p.leader >= 0));
       });
-      await sleep(2_000);
+      // The broker stays down until every client has had sends acknowledged by the moved leaders.
+      await until('every client has sends acknowledged after the kill', () => list.every((r) => r.ackedAfterKill > 0));
       await node.up();
       await until('the restarted broker back in every ISR', async () =>
         (await allStates()).every((parts) => parts.every((p) => p.isr.length === 3)),
@@ -171,7 +165,10 @@ before(
         }
         return true;
       });
-      await sleep(1_000);
+      const ackedBefore = list.map((r) => r.acked.length);
+      await until('every client has sends acknowledged after the reassignment', () =>
+        list.every((r, i) => r.acked.length > (ackedBefore[i] ?? 0)),
+      );
     } finally {
       // Also when a step above failed: the send loops must end, or the test process never exits.
       await Promise.all(stops.map((stop) => stop()));

@@ -30,6 +30,7 @@ import type { ManagedService } from '../../../services/service.ts';
 import { protobufBody, request, span } from '../../../testkit/otlp-requests.ts';
 import { freshDatabase, services, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { makeCa, makeCertificate, type TestCa, type TestCertificate } from '../../../testkit/tls.ts';
+import { until } from '../../../testkit/wait.ts';
 import { TENANT_A, TOKEN_A } from '../../unit/collector/fixtures.ts';
 import { body, startCollector } from '../collector/harness.ts';
 
@@ -180,14 +181,16 @@ describe('Kafka over SASL_SSL (TLS with client certificates, SASL PLAIN and SCRA
             assert.equal(res.status, 200, await res.text());
             const ids = spans.map((x) => `'${bytesToHex(x.spanId)}'`).join(',');
             const sql = `SELECT count() AS n FROM ${db.database}.spans WHERE Tenant = '${TENANT_A}' AND SpanId IN (${ids})`;
-            const deadline = Date.now() + 60_000;
             let n = 0;
-            while (Date.now() < deadline) {
-              const rs = await db.ch.query({ query: sql, format: 'JSONEachRow' });
-              n = Number((await rs.json<{ n: string }>())[0]?.n ?? 0);
-              if (n >= spans.length) break;
-              await new Promise((r) => setTimeout(r, 200));
-            }
+            await until(
+              'every acknowledged span is stored',
+              async () => {
+                const rs = await db.ch.query({ query: sql, format: 'JSONEachRow' });
+                n = Number((await rs.json<{ n: string }>())[0]?.n ?? 0);
+                return n >= spans.length;
+              },
+              { timeoutMs: 60_000, everyMs: 200, describe: () => `${n} stored; ingest said: ${ingestLog.join(' | ')}` },
+            );
             assert.equal(
               n,
               spans.length,

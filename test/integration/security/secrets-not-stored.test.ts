@@ -17,6 +17,7 @@ import { completeResult, createTooltrail } from '../../../instrumentation/index.
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../../schema/config.ts';
 import { requireClickHouse, requireKafka, services, uniqueName } from '../../../testkit/services.ts';
+import { until } from '../../../testkit/wait.ts';
 
 const run = randomBytes(6).toString('hex');
 /** Each secret carries a marker unique to this run, searched for case-insensitively. */
@@ -46,20 +47,21 @@ let stack: Stack;
 let pagesDir: string;
 
 async function waitForIngest(ch: ClickHouseClient, atLeast: number): Promise<void> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const rs = await ch.query({
-      query: `SELECT (SELECT count() FROM {db:Identifier}.tool_calls) AS n,
+  await until(
+    `the ingest stored ${atLeast} tool calls, no batch in flight`,
+    async () => {
+      const rs = await ch.query({
+        query: `SELECT (SELECT count() FROM {db:Identifier}.tool_calls) AS n,
                      (SELECT count() FROM {db:Identifier}.ingest_batches FINAL
                       WHERE consumer_group = {group:String} AND state = 0) AS in_flight`,
-      query_params: { db: database, group },
-      format: 'JSONEachRow',
-    });
-    const [row] = await rs.json<{ n: string | number; in_flight: string | number }>();
-    if (Number(row?.n ?? 0) >= atLeast && Number(row?.in_flight ?? 1) === 0) return;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`the ingest did not store ${atLeast} tool calls within 60 s`);
+        query_params: { db: database, group },
+        format: 'JSONEachRow',
+      });
+      const [row] = await rs.json<{ n: string | number; in_flight: string | number }>();
+      return Number(row?.n ?? 0) >= atLeast && Number(row?.in_flight ?? 1) === 0;
+    },
+    { timeoutMs: 60_000, everyMs: 250 },
+  );
 }
 
 /** needle (lowercase) -> every `table.column` of the database holding it. */

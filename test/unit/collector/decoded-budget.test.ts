@@ -8,7 +8,8 @@ import { decodedReservation } from '../../../collector/config.ts';
 import { CollectorMetrics } from '../../../collector/metrics.ts';
 import { buildCollectorServer } from '../../../collector/server.ts';
 import { protobufBody, request, span } from '../../../testkit/otlp-requests.ts';
-import { RecordingSink, TOKEN_A, TOKEN_B, testConfig, until } from './fixtures.ts';
+import { untilTurn } from '../../../testkit/wait.ts';
+import { RecordingSink, TOKEN_A, TOKEN_B, testConfig } from './fixtures.ts';
 
 const body = protobufBody(request(Array.from({ length: 40 }, () => span())));
 const b = body.length;
@@ -37,7 +38,7 @@ describe('decoded requests count against the in-flight budget', () => {
     const app = await buildCollectorServer({ config: testConfig({ limits }), sink, metrics });
     try {
       const first = post(app);
-      await until(() => sink.waiting === 1);
+      await untilTurn('1 request(s) wait in the sink', () => sink.waiting === 1);
       assert.equal(await inFlightBytes(metrics), 3 * b, 'the body and its decoded form are held while the sink writes');
       const second = await post(app, TOKEN_B);
       assert.equal(second.statusCode, 429);
@@ -61,9 +62,9 @@ describe('decoded requests count against the in-flight budget', () => {
     const app = await buildCollectorServer({ config: testConfig({ limits }), sink });
     try {
       const first = post(app);
-      await until(() => sink.waiting === 1);
+      await untilTurn('1 request(s) wait in the sink', () => sink.waiting === 1);
       const second = post(app, TOKEN_B);
-      await until(() => sink.waiting === 2);
+      await untilTurn('2 request(s) wait in the sink', () => sink.waiting === 2);
       sink.release();
       assert.deepEqual([(await first).statusCode, (await second).statusCode], [200, 200]);
     } finally {

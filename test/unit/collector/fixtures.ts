@@ -51,15 +51,6 @@ export class RecordingSink implements SpanSink {
   }
 }
 
-/** Yields to the event loop until `condition` holds (bounded: fails after `turns` turns). */
-export async function until(condition: () => boolean, turns = 10_000): Promise<void> {
-  for (let i = 0; i < turns; i++) {
-    if (condition()) return;
-    await new Promise((r) => setImmediate(r));
-  }
-  throw new Error('condition not reached');
-}
-
 /** A sink that takes per-trace messages (as the Kafka sink does), so the collector prepares on decode threads. */
 export class EncodedRecordingSink extends RecordingSink {
   readonly encoded: { messages: TraceMessage[]; context: SinkContext }[] = [];

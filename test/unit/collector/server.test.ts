@@ -13,7 +13,8 @@ import {
   RpcCode,
 } from '../../../platform/otlp/index.ts';
 import { attr, bool, int, protobufBody, request, span, str, strs } from '../../../testkit/otlp-requests.ts';
-import { RecordingSink, TENANT_A, TENANT_B, TOKEN_A, TOKEN_B, testConfig, until } from './fixtures.ts';
+import { untilTurn } from '../../../testkit/wait.ts';
+import { RecordingSink, TENANT_A, TENANT_B, TOKEN_A, TOKEN_B, testConfig } from './fixtures.ts';
 
 const PROTO = 'application/x-protobuf';
 
@@ -396,7 +397,7 @@ describe('collector backpressure', () => {
     const app = await buildCollectorServer({ config: testConfig({ limits: { maxConcurrentRequests: 1 } }), sink });
     try {
       const first = post(app, protobufBody(request([span()])));
-      await until(() => sink.waiting === 1);
+      await untilTurn('1 request(s) wait in the sink', () => sink.waiting === 1);
       const second = await post(app, protobufBody(request([span()])));
       assert.equal(second.statusCode, 429);
       assert.equal(second.headers['retry-after'], '1');
@@ -422,7 +423,7 @@ describe('collector backpressure', () => {
     });
     try {
       const first = post(app, body);
-      await until(() => sink.waiting === 1);
+      await untilTurn('1 request(s) wait in the sink', () => sink.waiting === 1);
       const second = await post(app, body);
       assert.equal(second.statusCode, 429);
       sink.release();

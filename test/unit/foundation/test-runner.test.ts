@@ -1,7 +1,7 @@
 /**
  * The README's test command counts every test or fails: a file whose process ends before its summary, or before
- * reporting every test it announced (a child cut short by --test-force-exit), fails the run instead of silently
- * lowering the count.
+ * reporting every test it announced (a child cut short), fails the run instead of silently lowering the count; and
+ * a file that leaves a handle open fails the run, naming it, instead of holding it.
  */
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -14,11 +14,15 @@ const root = resolve(import.meta.dirname, '../../..');
 const fixture = (name: string) => `test/unit/foundation/fixtures/${name}.fixture.ts`;
 
 function runTests(...files: string[]) {
+  return runTestsWith({}, ...files);
+}
+
+function runTestsWith(extra: Record<string, string>, ...files: string[]) {
   // Without the parent runner's context variable, the runner under test reports as a top-level run.
   const { NODE_TEST_CONTEXT: _, ...env } = process.env;
   return spawnSync(process.execPath, ['scripts/test.js', '--no-services', ...files], {
     cwd: root,
-    env,
+    env: { ...env, ...extra },
     encoding: 'utf8',
     timeout: 120_000,
   });
@@ -37,6 +41,26 @@ describe('scripts/test.js: every test counted or the run fails', () => {
     const r = runTests(fixture('two-tests'));
     assert.equal(r.status, 0, r.stdout + r.stderr);
     assert.match(r.stdout, /^2 passed, 0 failed, 0 skipped$/m);
+  });
+});
+
+describe('scripts/test.js: a file closes what it opened', () => {
+  it('a file that leaves a timer running fails the run, named with what it left open, and the run ends', () => {
+    const r = runTestsWith({ TOOLTRAIL_TEST_EXIT_GRACE_MS: '1000' }, fixture('leaves-a-handle'), fixture('two-tests'));
+    assert.equal(r.status, 1, r.stdout + r.stderr);
+    assert.match(
+      r.stdout + r.stderr,
+      /leaves-a-handle\.fixture\.ts still runs 1 s after its tests ended: it left open [^\n]*Timeout/,
+    );
+    assert.match(r.stderr, /leaves-a-handle\.fixture\.ts: ended without its summary/);
+    assert.doesNotMatch(r.stderr, /two-tests\.fixture\.ts/);
+  });
+
+  it('a file that closes what it opened ends by itself, without waiting for the grace', () => {
+    const started = Date.now();
+    const r = runTestsWith({ TOOLTRAIL_TEST_EXIT_GRACE_MS: '60000' }, fixture('two-tests'));
+    assert.equal(r.status, 0, r.stdout + r.stderr);
+    assert.ok(Date.now() - started < 50_000, 'the run did not wait for the 60 s grace');
   });
 });
 

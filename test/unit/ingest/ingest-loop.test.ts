@@ -16,6 +16,7 @@ import { MESSAGE_ID_HEADER, messageIdBytes } from '../../../platform/kafka/index
 import { metricValue } from '../../../platform/metrics/index.ts';
 import type { Rows } from '../../../schema/rows.ts';
 import { syntheticMessage } from '../../../testkit/ingest.ts';
+import { sleep } from '../../../testkit/wait.ts';
 
 const TOPIC = 'otlp_spans';
 
@@ -91,7 +92,7 @@ function fakes(
   const writer: RowWriter = {
     async writeRows(rows: Rows, o: WriteOptions = {}) {
       // A slow ClickHouse: the loop decodes ahead meanwhile.
-      if (slowWrites) await new Promise((resolve) => setTimeout(resolve, 5));
+      if (slowWrites) await sleep(5); // a writer slower than the loop, as a real insert is
       if (failWrites > 0) {
         failWrites--;
         events.push('write failed');

@@ -1,8 +1,8 @@
 /**
  * The one OTLP reader (platform/otlp/reader) against its reference, OpenTelemetry's own .proto files (Maven
- * Central's opentelemetry-proto) compiled by protobufjs: on every payload it either leaves the bytes (outside its
- * subset: the general paths decide) or reads exactly what the reference reads, and it never takes bytes the
- * reference refuses (invalid UTF-8 included).
+ * Central's opentelemetry-proto) compiled by protobufjs, checked in (testkit/otlp-reference.ts): on every payload
+ * it either leaves the bytes (outside its subset: the general paths decide) or reads exactly what the reference
+ * reads, and it never takes bytes the reference refuses (invalid UTF-8 included).
  */
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';

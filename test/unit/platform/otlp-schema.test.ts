@@ -1,6 +1,7 @@
 /**
  * platform/otlp's own schema (schema.ts) against OpenTelemetry's .proto files (Maven Central's
- * io.opentelemetry.proto:opentelemetry-proto, compiled by protobufjs): every message and enum of ours is theirs,
+ * io.opentelemetry.proto:opentelemetry-proto, compiled by protobufjs; checked in with its source and hash:
+ * testkit/otlp-reference.ts): every message and enum of ours is theirs,
  * with the same field numbers, types, repetition and oneofs, and the only fields of theirs we leave out are the two
  * the schema names. A new OTLP field in a message we use fails here until the schema decides about it.
  */

@@ -1,3 +1,4 @@
+// test-lane: self-contained (no service: the row hasher npm ci compiled with the machine's C compiler)
 /**
  * The digests fuzz target (fuzz/targets/digests.ts), seeded: the native row hasher and the JavaScript writer agree
  * on intact and mutated Native blocks, with canonical.ts on intact ones, and refuse the same broken ones.
