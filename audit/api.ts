@@ -6,7 +6,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { TENANT_PATTERN } from '../contract/ids.ts';
+import { TENANT_PATTERN } from '../contract/index.ts';
 import { AuthErrorBody } from '../platform/auth/api-auth.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { errorBodySchema } from '../platform/http/error-body.ts';

@@ -1,5 +1,5 @@
 /**
- * The Native block layout the audit reads (platform/native/encode.ts, ingest/wire-columns.ts write it): the header,
+ * The Native block layout the audit reads (platform/native/encode.ts, ingest/columns/ write it): the header,
  * where each column's parts start, every extent and offset checked before a row is walked, and the columns bound to
  * a table's canonical spec. Shared by the JavaScript canonical writer (native-canonical.ts) and the native hasher's
  * column descriptors (native-entries.ts).

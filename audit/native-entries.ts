@@ -1,12 +1,12 @@
 /**
- * Digest entries straight from the Native blocks the writer sent (platform/native/encode.ts, ingest/wire-columns.ts),
+ * Digest entries straight from the Native blocks the writer sent (platform/native/encode.ts, ingest/columns/),
  * with no row object: each row's canonical text (canonical.ts, version 1) is written from the block's column bytes
  * (native-block.ts reads the layout, native-canonical.ts writes the text, or the native hasher does both), then hashed. It is what lets the ingest's column path (no row objects) record digests, and it
  * hashes exactly what ClickHouse received.
  *
  * The bytes hashed equal `entryHash(spec, valuesOf(spec, row))` for every row the encoders accept
  * (test/unit/audit/native-entries.test.ts compares both over random rows). Assumes the blocks' strings are UTF-8,
- * which both encoders guarantee (JS strings; wire-columns checks `isUtf8`).
+ * which both encoders guarantee (JS strings; the column path checks `isUtf8`).
  */
 import { Buffer } from 'node:buffer';
 import type { BatchBlocks, NativeBlock } from '../schema/batch.ts';

@@ -3,7 +3,7 @@ import { userInfo } from 'node:os';
 import { parseTimeOption } from '../audit/cli-support.ts';
 import { DeletionError, deleteByRequest, deletionView } from '../audit/deletions.ts';
 import { LogConfigError, logConfigFromEnv } from '../audit/log/config.ts';
-import { InvalidIdError, parseId, TenantSchema } from '../contract/ids.ts';
+import { InvalidIdError, parseId, TenantSchema } from '../contract/index.ts';
 import { clickHouseOf } from '../platform/clickhouse.ts';
 import { schemaConfigFromEnv } from '../schema/config.ts';
 import { loadServicesConfig } from '../services/config.ts';

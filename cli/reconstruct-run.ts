@@ -19,7 +19,7 @@ import {
   SessionIdSchema,
   TenantSchema,
   TraceIdSchema,
-} from '../contract/ids.ts';
+} from '../contract/index.ts';
 import { createReadClickHouse } from '../platform/auth/read-clickhouse.ts';
 import { ReadScopeError, resolveSubjectReadScope } from '../platform/auth/read-scope.ts';
 import { API_TOKENS_ENV, TokenConfigError, TokenDirectory } from '../platform/auth/tokens.ts';

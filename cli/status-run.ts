@@ -3,7 +3,7 @@
  */
 import { parseDurationSeconds } from '../alerts/duration.ts';
 import { DEFAULT_PORT, METRICS_TOKEN_ENV } from '../collector/endpoint.ts';
-import { PIPELINE_WARNING_CODES } from '../contract/codes.ts';
+import { PIPELINE_WARNING_CODES } from '../contract/index.ts';
 import { createReadClickHouse } from '../platform/auth/read-clickhouse.ts';
 import { type ReadScope, ReadScopeError, resolveReadScope, withinScope } from '../platform/auth/read-scope.ts';
 import { TokenConfigError } from '../platform/auth/tokens.ts';

@@ -59,7 +59,7 @@ export function registerUpCommand(program: Command): void {
         process.exitCode = 2;
         return;
       }
-      const { isValidTenant, TENANT_RULE } = await import('../contract/ids.ts');
+      const { isValidTenant, TENANT_RULE } = await import('../contract/index.ts');
       if (flags.defaultTenant !== undefined && !isValidTenant(flags.defaultTenant)) {
         console.error(`tooltrail up: --default-tenant must be ${TENANT_RULE}`);
         process.exitCode = 2;

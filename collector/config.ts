@@ -6,10 +6,14 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { TENANT_REGEX, TENANT_RULE } from '../contract/ids.ts';
+import { TENANT_REGEX, TENANT_RULE } from '../contract/index.ts';
 import { isLoopback } from '../platform/auth/loopback.ts';
 import { splitTokenList, type TokenEntry } from '../platform/auth/tokens.ts';
-import { loadConnectionSettings } from '../platform/connections.ts';
+import {
+  DEFAULT_SPANS_TOPIC,
+  DEFAULT_SPANS_TOPIC_PARTITIONS,
+  loadConnectionSettings,
+} from '../platform/connections.ts';
 import { type KafkaSecurity, kafkaSecurityProblems, SASL_MECHANISMS } from '../platform/kafka/security.ts';
 import { KAFKA_CLIENTS, type KafkaClientKind } from '../platform/kafka/types.ts';
 import { Secret } from '../platform/secret.ts';
@@ -18,7 +22,8 @@ import { DEFAULT_HOST, DEFAULT_PORT, METRICS_TOKEN_ENV, TOKENS_ENV } from './end
 export { DEFAULT_HOST, DEFAULT_PORT, METRICS_TOKEN_ENV, TOKENS_ENV };
 
 /** The OpenTelemetry Collector Kafka exporter's default topic, so either can feed the same ingest. */
-export const DEFAULT_TOPIC = 'otlp_spans';
+/** The spans topic both the collector and the ingest default to (platform/connections.ts). */
+export const DEFAULT_TOPIC = DEFAULT_SPANS_TOPIC;
 /** Largest request body after decompression; the OpenTelemetry Collector's default is 20 MiB. */
 export const DEFAULT_MAX_BODY_BYTES = 16 * 1024 * 1024;
 /** Largest request body as received (compressed or not). */
@@ -46,7 +51,7 @@ export const DEFAULT_UNAVAILABLE_RETRY_AFTER_S = 5;
 export const DEFAULT_SEND_TIMEOUT_MS = 5_000;
 /** A produce request carries at most this many bytes of messages; more waits for the next one. */
 export const DEFAULT_BATCH_MAX_BYTES = 4 * 1024 * 1024;
-export const DEFAULT_TOPIC_PARTITIONS = 3;
+export const DEFAULT_TOPIC_PARTITIONS = DEFAULT_SPANS_TOPIC_PARTITIONS;
 export const DEFAULT_DECODE_THREADS = 0;
 /**
  * One producer, whose batches grow while it waits for the broker: measured against 2 on this machine it used ~8%

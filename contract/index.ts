@@ -1,5 +1,10 @@
-/** The shared contract: codes and attribute names. Every stage imports from here and nowhere else. */
+/**
+ * The shared contract: codes, span attribute names and their value rules, the result envelope, ids and the tenant
+ * rule. Every stage imports from here and nowhere else.
+ */
 export * from './attribute-values.ts';
 export * from './attributes.ts';
 export * from './codes.ts';
+export * from './envelope.ts';
+export * from './ids.ts';
 export * from './resource.ts';

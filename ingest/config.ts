@@ -5,16 +5,23 @@
  */
 
 import { z } from 'zod';
-import { TENANT_REGEX, TENANT_RULE } from '../contract/ids.ts';
-import { type ClickHouseTls, loadConnectionSettings } from '../platform/connections.ts';
+import { TENANT_REGEX, TENANT_RULE } from '../contract/index.ts';
+import {
+  type ClickHouseTls,
+  DEFAULT_DEAD_LETTER_TOPIC as DEAD_LETTER_TOPIC,
+  DEFAULT_SPANS_TOPIC,
+  DEFAULT_SPANS_TOPIC_PARTITIONS,
+  loadConnectionSettings,
+} from '../platform/connections.ts';
 import { type KafkaSecurity, kafkaSecurityIssues, SASL_MECHANISMS } from '../platform/kafka/security.ts';
 import { KAFKA_CLIENTS, type KafkaClientKind } from '../platform/kafka/types.ts';
 import { Secret } from '../platform/secret.ts';
 import { DEFAULT_DATABASE } from '../schema/config.ts';
 
-export const DEFAULT_TOPIC = 'otlp_spans';
+/** The spans topic both the collector and the ingest default to (platform/connections.ts). */
+export const DEFAULT_TOPIC = DEFAULT_SPANS_TOPIC;
 export const DEFAULT_GROUP_ID = 'tooltrail-ingest';
-export const DEFAULT_DEAD_LETTER_TOPIC = 'otlp_spans_dlq';
+export const DEFAULT_DEAD_LETTER_TOPIC = DEAD_LETTER_TOPIC;
 /**
  * Large inserts are what ClickHouse likes (fewer parts to write and merge): from a backlog, 100k-span batches cost
  * ClickHouse 5.0 us per row against 6.6-7.9 at 50k, 113-114k rows/s against 98-106k (bench/ingest-throughput.ts,
@@ -29,8 +36,8 @@ export const DEFAULT_BACKOFF_INITIAL_MS = 500;
 export const DEFAULT_BACKOFF_MAX_MS = 30_000;
 export const DEFAULT_LAG_INTERVAL_MS = 5_000;
 export const DEFAULT_SHUTDOWN_GRACE_MS = 15_000;
-/** Matches the collector's default, so either can create the topic. */
-export const DEFAULT_TOPIC_PARTITIONS = 3;
+/** The collector's default too, so either can create the topic. */
+export const DEFAULT_TOPIC_PARTITIONS = DEFAULT_SPANS_TOPIC_PARTITIONS;
 export const DEFAULT_SESSION_TIMEOUT_MS = 30_000;
 export const DEFAULT_CONCURRENCY = 3;
 /**

@@ -17,13 +17,14 @@ import {
 } from '../platform/kafka/index.ts';
 import { decodeExportTraceServiceRequest, type ExportTraceServiceRequest } from '../platform/otlp/index.ts';
 import { BATCH_INTENT, BATCH_STORED, type BatchLog, type BatchLogEntry, type BatchRange } from './batch-log.ts';
+import { assembleBlocks, ColumnArena, type ColumnsMark } from './columns/arena.ts';
+import { decodeToColumns } from './columns/decode.ts';
 import { reasonOf, rejectedSpansLetters, undecodableLetter } from './dead-letter.ts';
 import { DeadLetterLog } from './dead-letter-log.ts';
 import { DedupWindow } from './dedup-window.ts';
 import { emptyFlattenResult, type FlattenOptions, type FlattenResult, flattenInto } from './flatten.ts';
 import type { IngestMetrics } from './metrics.ts';
 import { PartitionPlanner, type PlanEntry, type PlanLimits } from './partition-plan.ts';
-import { assembleBlocks, ColumnArena, type ColumnsMark, decodeToColumns } from './wire-columns.ts';
 import type { RowWriter } from './writer.ts';
 
 export interface DeadLetterSender {
@@ -83,7 +84,7 @@ class Entry implements PlanEntry {
   private idValue: string | undefined;
   private spanRows = 0;
   /**
-   * The message's rows as Native column bytes in the partition's arena (ingest/wire-columns.ts), when it took
+   * The message's rows as Native column bytes in the partition's arena (ingest/columns/), when it took
    * that path; else `flat` holds its rows (unset when undecodable).
    */
   mark: ColumnsMark | undefined;

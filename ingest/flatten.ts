@@ -9,7 +9,6 @@
  * silently: it is returned in `rejected` with a reason code, for the caller to dead-letter and count.
  */
 
-import { isValidTenant } from '../contract/ids.ts';
 import {
   ATTRIBUTE_TYPES,
   Attr,
@@ -18,6 +17,7 @@ import {
   EXECUTE_TOOL,
   GenAi,
   isJudgedContractKey,
+  isValidTenant,
   judgeContractAttribute,
   MAP_ONLY_ATTRIBUTES,
   OtelResource,

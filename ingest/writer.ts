@@ -19,9 +19,9 @@ import {
   WARNING_NATIVE,
 } from '../schema/rows.ts';
 import type { BatchStoredHook } from './batch-stored.ts';
+import type { EncodedRows } from './columns/arena.ts';
 import { encodeJsonCompactEachRow } from './encode.ts';
 import type { IngestMetrics } from './metrics.ts';
-import type { EncodedRows } from './wire-columns.ts';
 
 export const TABLES = { toolCalls: 'tool_calls', warnings: 'tool_call_warnings', spans: 'spans' } as const;
 
@@ -41,7 +41,7 @@ export type WireFormat = 'native' | 'json';
 export interface RowWriter {
   writeRows(rows: Rows, options?: WriteOptions): Promise<WriteResult>;
   /**
-   * Inserts Native blocks already encoded (ingest/wire-columns.ts), with the same tokens, settings and digests as
+   * Inserts Native blocks already encoded (ingest/columns/), with the same tokens, settings and digests as
    * `writeRows`. Absent when the writer needs row objects (JSON format): the caller then passes rows.
    */
   writeEncoded?(blocks: EncodedRows, options?: WriteOptions): Promise<WriteResult>;

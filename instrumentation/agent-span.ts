@@ -4,7 +4,7 @@
  */
 import type { Attributes, Tracer } from '@opentelemetry/api';
 import { SpanKind } from '@opentelemetry/api';
-import { agentSpanName, GenAi, INVOKE_AGENT } from '../contract/attributes.ts';
+import { agentSpanName, GenAi, INVOKE_AGENT } from '../contract/index.ts';
 import type { Session } from './session.ts';
 import { recordThrown } from './span-recording.ts';
 

@@ -1,6 +1,6 @@
 /** The library's configuration: plain data, parsed once with zod, defaults in one function. */
 import { z } from 'zod';
-import { MUTATION_BASES, WARNING_CODES } from '../contract/codes.ts';
+import { MUTATION_BASES, WARNING_CODES } from '../contract/index.ts';
 
 export const FieldPoliciesSchema = z.record(z.string().min(1), z.enum(['raw', 'hash']));
 

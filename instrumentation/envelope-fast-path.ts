@@ -6,8 +6,9 @@
  * defaults applied, nested objects copied); test/unit/instrumentation/envelope-fast-path.property.test.ts checks
  * both against each other on generated envelopes, valid and damaged.
  */
-import { REASON_CODES, WARNING_CODES } from '../contract/codes.ts';
-import type { Continuation, Pagination, Reason, Scope, ToolResult, Warning } from '../contract/envelope.ts';
+
+import type { Continuation, Pagination, Reason, Scope, ToolResult, Warning } from '../contract/index.ts';
+import { REASON_CODES, WARNING_CODES } from '../contract/index.ts';
 
 const REASONS: ReadonlySet<string> = new Set(REASON_CODES);
 const WARNINGS: ReadonlySet<string> = new Set(WARNING_CODES);

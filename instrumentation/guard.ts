@@ -7,11 +7,12 @@ import type {
   GuardDecision,
   GuardFindingCode,
   MutationBasis,
+  Reason,
   ReasonCode,
   TraversalBreak,
+  Warning,
   WarningCode,
-} from '../contract/codes.ts';
-import type { Reason, Warning } from '../contract/envelope.ts';
+} from '../contract/index.ts';
 import type { RecoveryOption } from './recovery.ts';
 import { recoveryOptions } from './recovery.ts';
 import type { EvidenceRecord } from './session.ts';

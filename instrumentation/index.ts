@@ -3,7 +3,6 @@
  * discloses its own limits, and a mutation guard that refuses to act on incomplete evidence.
  */
 
-export type { TraversalBreak } from '../contract/codes.ts';
 export type {
   Continuation,
   Pagination,
@@ -11,9 +10,10 @@ export type {
   Scope,
   ToolResult,
   ToolResultInput,
+  TraversalBreak,
   Warning,
-} from '../contract/envelope.ts';
-export { ToolResultSchema } from '../contract/envelope.ts';
+} from '../contract/index.ts';
+export { ToolResultSchema } from '../contract/index.ts';
 export type {
   AdapterOptions,
   AwsOptions,

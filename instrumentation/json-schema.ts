@@ -1,7 +1,6 @@
 /** The contract envelope as JSON Schema (draft 2020-12), for runtimes in other languages. */
 import { z } from 'zod';
-import { SEMCONV_VERSION } from '../contract/attributes.ts';
-import { ToolResultSchema } from '../contract/envelope.ts';
+import { SEMCONV_VERSION, ToolResultSchema } from '../contract/index.ts';
 
 export const CONTRACT_SCHEMA_ID = `https://tooltrail.dev/schemas/tool-result/${SEMCONV_VERSION}.json`;
 

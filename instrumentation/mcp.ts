@@ -6,8 +6,8 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { MCP_TOOL_ERROR } from '../contract/attributes.ts';
-import type { Effect } from '../contract/codes.ts';
+import type { Effect } from '../contract/index.ts';
+import { MCP_TOOL_ERROR } from '../contract/index.ts';
 import type { GuardMode } from './config.ts';
 import type { MutationPlan } from './guard.ts';
 import type { MutationPolicy, ReadPolicy } from './policy.ts';

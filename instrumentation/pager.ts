@@ -6,8 +6,7 @@
  * It never restarts after CURSOR_EXPIRED and never merges pages of two snapshots.
  */
 import { z } from 'zod';
-import type { ReasonCode } from '../contract/codes.ts';
-import type { Continuation, Reason, Scope, ToolResult, Warning } from '../contract/envelope.ts';
+import type { Continuation, Reason, ReasonCode, Scope, ToolResult, Warning } from '../contract/index.ts';
 import type { ListFunction, ListPagesOptions, PageAdapter } from './pager-adapter.ts';
 import { fromListFunction, readThrough } from './pager-adapter.ts';
 import { interpretToolResult } from './results.ts';

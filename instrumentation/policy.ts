@@ -3,8 +3,8 @@
  * arguments only is judged on the session's own reads of that resource, not on a plan somebody has to write.
  */
 import { z } from 'zod';
-import type { MutationBasis } from '../contract/codes.ts';
-import { EFFECTS, MUTATION_BASES } from '../contract/codes.ts';
+import type { MutationBasis } from '../contract/index.ts';
+import { EFFECTS, MUTATION_BASES } from '../contract/index.ts';
 import type { CursorSelector } from './cursor.ts';
 import { atPointer } from './json-pointer.ts';
 

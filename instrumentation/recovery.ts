@@ -2,8 +2,14 @@
  * What an agent (or its reviewer) can do about a mutation the guard stopped: options that follow the reasons the
  * evidence gave and the findings the guard made, never a fixed list (a longer deadline does not cure a permission).
  */
-import type { GuardFindingCode, MutationBasis, ReasonCode, TraversalBreak, WarningCode } from '../contract/codes.ts';
-import type { Continuation } from '../contract/envelope.ts';
+import type {
+  Continuation,
+  GuardFindingCode,
+  MutationBasis,
+  ReasonCode,
+  TraversalBreak,
+  WarningCode,
+} from '../contract/index.ts';
 
 export type RecoveryOption =
   | { kind: 'read_all_pages'; cursor?: string; description: string }

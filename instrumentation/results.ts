@@ -2,10 +2,8 @@
  * Reading and building completeness envelopes. Whatever a tool returns, the caller gets a validated ToolResult;
  * a tool that says nothing (or says something invalid) is `complete: false` with COMPLETENESS_UNKNOWN.
  */
-import type { ReasonCode, WarningCode } from '../contract/codes.ts';
-import { RESULT_STATUSES } from '../contract/codes.ts';
-import type { Continuation, Reason, Scope, ToolResult, Warning } from '../contract/envelope.ts';
-import { ToolResultRuntimeSchema } from '../contract/envelope.ts';
+import type { Continuation, Reason, ReasonCode, Scope, ToolResult, Warning, WarningCode } from '../contract/index.ts';
+import { RESULT_STATUSES, ToolResultRuntimeSchema } from '../contract/index.ts';
 import { fastParseToolResult } from './envelope-fast-path.ts';
 
 /**

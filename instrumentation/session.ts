@@ -3,8 +3,7 @@
  * span that never arrived, and remembers what each read covered, so the guard judges evidence from its own record
  * rather than from what the caller says about it.
  */
-import type { GuardDecision, ResultStatus } from '../contract/codes.ts';
-import type { Continuation, Reason, Scope, Warning } from '../contract/envelope.ts';
+import type { Continuation, GuardDecision, Reason, ResultStatus, Scope, Warning } from '../contract/index.ts';
 import type { PageOf, TraversalSummary } from './traversal.ts';
 import { TraversalBook } from './traversal.ts';
 

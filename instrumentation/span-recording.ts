@@ -1,8 +1,8 @@
 /** How a tool call's contract becomes span attributes and events. The attribute names are the pipeline's contract. */
 import type { Attributes, Span } from '@opentelemetry/api';
 import { SpanStatusCode } from '@opentelemetry/api';
-import { Attr, OtelAttr, WarningEvent } from '../contract/attributes.ts';
-import type { ToolResult, Warning } from '../contract/envelope.ts';
+import type { ToolResult, Warning } from '../contract/index.ts';
+import { Attr, OtelAttr, WarningEvent } from '../contract/index.ts';
 import type { TraversalState } from './traversal.ts';
 
 /** The result part of a tool span: status, completeness, reasons (codes), continuation, scope, warnings (codes). */

@@ -5,16 +5,8 @@
  */
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import { context, diag, SpanKind, trace } from '@opentelemetry/api';
-import {
-  Attr,
-  EXECUTE_TOOL,
-  GenAi,
-  GuardUnenforcedEvent,
-  SEMCONV_VERSION,
-  toolSpanName,
-} from '../contract/attributes.ts';
-import type { Effect, GuardDecision } from '../contract/codes.ts';
-import type { Continuation, Reason, ToolResult, Warning } from '../contract/envelope.ts';
+import type { Continuation, Effect, GuardDecision, Reason, ToolResult, Warning } from '../contract/index.ts';
+import { Attr, EXECUTE_TOOL, GenAi, GuardUnenforcedEvent, SEMCONV_VERSION, toolSpanName } from '../contract/index.ts';
 import type { GuardMode, TooltrailConfig } from './config.ts';
 import type { CursorLocator, CursorSelector, PageParams } from './cursor.ts';
 import { namedLocator, pageParamsLocator, selectorLocator } from './cursor.ts';

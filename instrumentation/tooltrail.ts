@@ -1,8 +1,8 @@
 /** The entry object: sessions, and wrappers that turn tool functions into instrumented, guarded tools. */
 import type { TracerProvider } from '@opentelemetry/api';
 import { trace } from '@opentelemetry/api';
-import type { Effect, WarningCode } from '../contract/codes.ts';
-import { MUTATION_BASES } from '../contract/codes.ts';
+import type { Effect, WarningCode } from '../contract/index.ts';
+import { MUTATION_BASES } from '../contract/index.ts';
 import type { CompletenessAdapter } from './adapters/adapter.ts';
 import type { AgentInvocation } from './agent-span.ts';
 import { runAgent } from './agent-span.ts';

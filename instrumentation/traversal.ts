@@ -8,8 +8,7 @@
  * Pages form a chain: a read with the cursor page k returned is page k + 1, and reading it again replaces page
  * k + 1 and drops the pages after it (a re-read continues from there).
  */
-import type { TraversalBreak } from '../contract/codes.ts';
-import type { Continuation, Scope, Warning } from '../contract/envelope.ts';
+import type { Continuation, Scope, TraversalBreak, Warning } from '../contract/index.ts';
 import type { CursorLocator } from './cursor.ts';
 import type { EvidenceRecord } from './session.ts';
 import { MAX_REMEMBERED_IDS } from './session.ts';

@@ -3,8 +3,8 @@
  * speaks it, else the shapes servers actually return (cursors, `hasMore`, `truncated`, `incomplete_results`, a text
  * cut at a declared size), else unknown, which counts as incomplete. Items are reduced to their ids for the guard.
  */
-import type { ReasonCode } from '../contract/codes.ts';
-import { type Continuation, type ToolResult, ToolResultRuntimeSchema } from '../contract/envelope.ts';
+import type { ReasonCode } from '../contract/index.ts';
+import { type Continuation, type ToolResult, ToolResultRuntimeSchema } from '../contract/index.ts';
 import { type ToolPolicy, valueAt, valuesAt } from './policy.ts';
 
 /** How the completeness was known. */

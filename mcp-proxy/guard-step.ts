@@ -6,8 +6,7 @@
  * The package emits no span here (a sampler that records nothing): the proxy's own span carries the decision.
  */
 import { AlwaysOffSampler, TracerProvider } from '@opentelemetry/sdk-trace';
-import type { GuardDecision, MutationBasis } from '../contract/codes.ts';
-import type { ToolResult } from '../contract/envelope.ts';
+import type { GuardDecision, MutationBasis, ToolResult } from '../contract/index.ts';
 import {
   type CursorSelector,
   createTooltrail,

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { EFFECTS, type Effect, MUTATION_BASES, type MutationBasis } from '../contract/codes.ts';
+import { EFFECTS, type Effect, MUTATION_BASES, type MutationBasis } from '../contract/index.ts';
 
 /** A dotted path into arguments or a result: `entityNames`, `filter.ids`, `items.*.id` (`*` walks an array). */
 const PathSchema = z

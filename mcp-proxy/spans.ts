@@ -13,6 +13,7 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import type { ToolResult } from '../contract/index.ts';
 import {
   Attr,
   EXECUTE_TOOL,
@@ -23,8 +24,7 @@ import {
   OtelAttr,
   SEMCONV_VERSION,
   WarningEvent,
-} from '../contract/attributes.ts';
-import type { ToolResult } from '../contract/envelope.ts';
+} from '../contract/index.ts';
 import type { TraversalState } from '../instrumentation/index.ts';
 import type { GuardJudgement } from './guard-step.ts';
 

@@ -19,6 +19,12 @@ export const DEFAULT_ALERTMANAGER_PORT = 9193;
 /** How far above TOOLTRAIL_KAFKA_PORT the extra local brokers' ports start (9102, 9104, ... by default). */
 export const KAFKA_CLUSTER_PORT_OFFSET = 10;
 export const MAX_LOCAL_KAFKA_BROKERS = 9;
+/** The topic the collector writes spans to and the ingest reads them from (standard OTLP protobuf messages). */
+export const DEFAULT_SPANS_TOPIC = 'otlp_spans';
+/** Where the ingest puts the messages it cannot store, for `tooltrail dlq` to list and replay. */
+export const DEFAULT_DEAD_LETTER_TOPIC = `${DEFAULT_SPANS_TOPIC}_dlq`;
+/** Partitions of the spans topic when the collector or the ingest creates it. */
+export const DEFAULT_SPANS_TOPIC_PARTITIONS = 3;
 
 export type ServiceMode = 'local' | 'external';
 

@@ -15,7 +15,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { FINGERPRINT_PATTERN, SESSION_ID_PATTERN, TENANT_PATTERN, TRACE_ID_PATTERN } from '../contract/ids.ts';
+import { FINGERPRINT_PATTERN, SESSION_ID_PATTERN, TENANT_PATTERN, TRACE_ID_PATTERN } from '../contract/index.ts';
 import { AuthErrorBody } from '../platform/auth/api-auth.ts';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { errorBodySchema } from '../platform/http/error-body.ts';

@@ -1,6 +1,7 @@
 /**
  * The layout's one-way rule, checked over the import graph (docs/architecture.md has the picture):
- * - contract/ imports nothing of ours; platform/ only contract/; schema/ only contract/ and platform/;
+ * - contract/ imports nothing of ours, and is imported through contract/index.ts only; platform/ only contract/;
+ *   schema/ only contract/ and platform/;
  * - a stage imports contract/, schema/, platform/ and its own folder only, never another stage (the MCP proxy may
  *   use the instrumentation package's public entry, as any agent runtime does);
  * - the dev services import contract/ and platform/; the assembly (cli/) imports anything but tools and tests;
@@ -40,6 +41,9 @@ const RULES: Record<string, { may: readonly string[] | '*'; never?: readonly str
   test: { may: '*' },
 };
 
+/** The shared contract has one entry: what it exports is what every stage may use. */
+const CONTRACT_ENTRY = 'contract/index.ts';
+
 /** The one edge across stages the rule allows: a published package used through its public entry. */
 const ALLOWED_FILES: Record<string, readonly string[]> = { 'mcp-proxy': ['instrumentation/index.ts'] };
 
@@ -71,6 +75,9 @@ export function judge(edge: ImportEdge): Violation | undefined {
   const rule = RULES[a];
   if (!rule) return { ...edge, why: `${a}/ has no place in the layout (scripts/import-rules.ts lists the folders)` };
   if (ALLOWED_FILES[a]?.includes(edge.to)) return undefined;
+  if (b === 'contract' && edge.to !== CONTRACT_ENTRY) {
+    return { ...edge, why: `contract/ is imported through its one entry, ${CONTRACT_ENTRY}` };
+  }
   if (rule.never?.includes(b)) return { ...edge, why: `${a}/ never imports ${b}/` };
   if (rule.may === '*' || rule.may.includes(b)) return undefined;
   const may = rule.may.length ? rule.may.map((m) => `${m}/`).join(', ') : 'nothing outside itself';

@@ -4,7 +4,7 @@
  * cursor-traversal tests share (library, framework bridges, MCP proxy, detectors): the snapshot can change between
  * two pages, cursors can expire, and the listing can be paged by opaque cursor or by page number.
  */
-import type { ToolResult } from '../contract/envelope.ts';
+import type { ToolResult } from '../contract/index.ts';
 
 export interface InventoryOptions {
   /** Default: sa-1 .. sa-5. */

@@ -121,7 +121,7 @@ function assembleTable(arena: ColumnArena, table: TableLayout, marks: readonly C
       }
     }
   }
-  if (pos !== size) throw new Error(`wire-columns: assembled ${pos} bytes, expected ${size}`);
+  if (pos !== size) throw new Error(`ingest/columns: assembled ${pos} bytes, expected ${size}`);
   return out;
 }
 

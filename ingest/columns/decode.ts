@@ -3,7 +3,7 @@
  * (ingest/README.md, "Throughput"). The one OTLP reader (platform/otlp/reader) walks each message once; its rows
  * are appended to the per-column byte streams of the partition's arena (ids become hex, times are copied as the 8
  * bytes they already are, strings as their bytes). The bytes are those
- * `encodeNative(flatten(decodeExportTraceServiceRequest(bytes)))` gives (test/unit/ingest/wire-columns.test.ts).
+ * `encodeNative(flatten(decodeExportTraceServiceRequest(bytes)))` gives (test/unit/ingest/columns.test.ts).
  *
  * It only handles the plain case and gives up (returns undefined, the arena unchanged) on anything else: bytes
  * outside the reader's subset, a span to reject (no tenant or one outside the tenant rule, a bad id), a span to
@@ -13,8 +13,7 @@
  * (dead letters included).
  */
 import { Buffer } from 'node:buffer';
-import { isValidTenant as isValidTenant$ } from '../../contract/ids.ts';
-import { Attr as Attr$, OtelResource as OtelResource$ } from '../../contract/index.ts';
+import { Attr as Attr$, isValidTenant as isValidTenant$, OtelResource as OtelResource$ } from '../../contract/index.ts';
 import {
   events as events$,
   links as links$,

@@ -60,7 +60,7 @@ function layout(schema: readonly (readonly [string, NativeType])[]): TableLayout
     columns,
     s(name) {
       const i = byName.get(name);
-      if (i === undefined) throw new Error(`wire-columns: no column ${name}`);
+      if (i === undefined) throw new Error(`ingest/columns: no column ${name}`);
       return i;
     },
   };

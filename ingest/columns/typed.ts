@@ -87,7 +87,7 @@ const TYPED_IDS: readonly number[] = TYPED_SPECS.map((_, i) => i);
 export const TYPED_BY_HASH = new Map<number, number>();
 for (const i of TYPED_IDS) {
   const h = keyHash(TYPED_KEYS[i]!);
-  if (TYPED_BY_HASH.has(h)) throw new Error('wire-columns: typed keys share a hash');
+  if (TYPED_BY_HASH.has(h)) throw new Error('ingest/columns: typed keys share a hash');
   TYPED_BY_HASH.set(h, i);
 }
 export const H_OPERATION = keyHash(Buffer.from(GenAi.OPERATION_NAME));
@@ -152,7 +152,7 @@ export const MAP_ONLY_BY_HASH = new Map<number, MapOnlyRule>();
 for (const k of MAP_ONLY_ATTRIBUTES) {
   const key = Buffer.from(k, 'utf8');
   const h = keyHash(key);
-  if (MAP_ONLY_BY_HASH.has(h) || TYPED_BY_HASH.has(h)) throw new Error('wire-columns: contract keys share a hash');
+  if (MAP_ONLY_BY_HASH.has(h) || TYPED_BY_HASH.has(h)) throw new Error('ingest/columns: contract keys share a hash');
   MAP_ONLY_BY_HASH.set(h, {
     key,
     kind: READER_KIND[ATTRIBUTE_TYPES[k]],

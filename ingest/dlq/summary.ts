@@ -3,8 +3,7 @@
  * KEYS of each span, never their values (tool arguments and results stay out of the terminal and the JSON).
  */
 import { createHash } from 'node:crypto';
-import { Attr, GenAi } from '../../contract/attributes.ts';
-import { OtelResource } from '../../contract/resource.ts';
+import { Attr, GenAi, OtelResource } from '../../contract/index.ts';
 import {
   bytesToHex,
   decodeExportTraceServiceRequest,

@@ -2,8 +2,8 @@
  * What every adapter is: a raw API response in, a completeness contract out. An adapter never throws: a shape it
  * does not know (or a bug of ours) comes out as COMPLETENESS_UNKNOWN, with the data kept and the claim dropped.
  */
-import type { Continuation, Reason, Scope, ToolResult, Warning } from '../../contract/envelope.ts';
-import { ToolResultRuntimeSchema } from '../../contract/envelope.ts';
+import type { Continuation, Reason, Scope, ToolResult, Warning } from '../../contract/index.ts';
+import { ToolResultRuntimeSchema } from '../../contract/index.ts';
 import { unknownResult } from '../results.ts';
 
 /** What `complete` covers, when the caller knows better than the API. */

@@ -4,7 +4,7 @@
  * `IsTruncated` (IAM, S3 v1), `LastEvaluatedKey` (DynamoDB Query/Scan, which stops at 1 MB before filtering: an
  * empty `Items` with a `LastEvaluatedKey` is the dangerous empty page). SDK errors (`name`, `$metadata`) are read too.
  */
-import type { Reason } from '../../contract/envelope.ts';
+import type { Reason } from '../../contract/index.ts';
 import type { AdapterOptions } from './adapter.ts';
 import { defineAdapter, isRecord, nonEmpty, unrecognized } from './adapter.ts';
 

@@ -6,7 +6,7 @@
  * skipped because they could not match. Continuation: `search_after` from the last hit's `sort`, a scroll id, or
  * a narrower query; a point in time (`pit_id`) is the snapshot.
  */
-import type { Continuation, Reason } from '../../contract/envelope.ts';
+import type { Continuation, Reason } from '../../contract/index.ts';
 import type { AdapterOptions } from './adapter.ts';
 import { defineAdapter, isRecord, nonEmpty, unrecognized } from './adapter.ts';
 

@@ -2,7 +2,7 @@
  * GitHub REST search (`GET /search/issues`, `/search/code`, ...): `incomplete_results: true` means the query timed
  * out before every match was found; a search never serves more than 1,000 results; `Link` gives the next page.
  */
-import type { Reason } from '../../contract/envelope.ts';
+import type { Reason } from '../../contract/index.ts';
 import type { AdapterOptions } from './adapter.ts';
 import { defineAdapter, isRecord, unrecognized } from './adapter.ts';
 import { httpFailure, httpParts, nextLink, queryParams } from './http.ts';

@@ -3,7 +3,7 @@
  * more (an empty or absent one is the end); `unreachable` lists the locations that did not answer, whose items are
  * missing even on the last page. Errors are `{ error: { code, status, message } }` (AIP-193).
  */
-import type { Continuation, Reason } from '../../contract/envelope.ts';
+import type { Continuation, Reason } from '../../contract/index.ts';
 import type { AdapterOptions } from './adapter.ts';
 import { defineAdapter, isRecord, nonEmpty, unrecognized } from './adapter.ts';
 

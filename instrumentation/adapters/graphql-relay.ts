@@ -3,7 +3,7 @@
  * `pageInfo.hasNextPage` with `endCursor`, items in `nodes` or `edges[].node`. A GraphQL response may carry data
  * and `errors` at once: an error on the connection's path means its data is partial.
  */
-import type { Reason } from '../../contract/envelope.ts';
+import type { Reason } from '../../contract/index.ts';
 import type { AdapterOptions } from './adapter.ts';
 import { defineAdapter, isRecord, nonEmpty, unrecognized } from './adapter.ts';
 

@@ -2,7 +2,7 @@
  * HTTP pieces the REST adapters share: case-insensitive header lookup over the shapes clients return (fetch's
  * `Headers`, Octokit's and axios's plain objects), the RFC 8288 `Link` header, and what an HTTP failure means.
  */
-import type { Continuation, Reason } from '../../contract/envelope.ts';
+import type { Continuation, Reason } from '../../contract/index.ts';
 import { isRecord } from './adapter.ts';
 
 /** The header's value, or undefined; repeated headers are joined with ", " as RFC 9110 allows. */

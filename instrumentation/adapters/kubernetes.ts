@@ -4,7 +4,7 @@
  * `metadata.resourceVersion` (the snapshot). An expired continue token is a `Status` with code 410 (`Expired`):
  * CURSOR_EXPIRED, and the list must be restarted by the caller.
  */
-import type { Continuation, Reason } from '../../contract/envelope.ts';
+import type { Continuation, Reason } from '../../contract/index.ts';
 import type { AdapterOptions } from './adapter.ts';
 import { defineAdapter, isRecord, nonEmpty, unrecognized } from './adapter.ts';
 

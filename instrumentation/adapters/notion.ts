@@ -4,7 +4,7 @@
  * (`incomplete_reason: "query_result_limit_reached"`), on any page: the loop that trusts `has_more` alone stops
  * "complete". Only pages and databases shared with the integration are visible.
  */
-import type { Continuation, Reason } from '../../contract/envelope.ts';
+import type { Continuation, Reason } from '../../contract/index.ts';
 import type { AdapterOptions } from './adapter.ts';
 import { defineAdapter, isRecord, nonEmpty, unrecognized } from './adapter.ts';
 

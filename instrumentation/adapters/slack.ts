@@ -3,7 +3,7 @@
  * `response_metadata.next_cursor` means more, and Slack may return fewer items than `limit`, even none, with a
  * cursor. Failures are `ok: false` with an `error` string (`ratelimited`, `invalid_cursor`, `missing_scope`, ...).
  */
-import type { Continuation, Reason } from '../../contract/envelope.ts';
+import type { Continuation, Reason } from '../../contract/index.ts';
 import type { AdapterOptions } from './adapter.ts';
 import { defineAdapter, isRecord, nonEmpty, unrecognized } from './adapter.ts';
 import { retryAfterSeconds } from './http.ts';

@@ -4,7 +4,7 @@
  * rows hidden by row-level security are invisible to SQL itself, so VISIBILITY_RESTRICTED is set when the caller
  * says a policy applies (`rowSecurity`). Input: `{ rows }` (node-postgres, mysql2, ...) or the driver's error.
  */
-import type { Continuation, Reason } from '../../contract/envelope.ts';
+import type { Continuation, Reason } from '../../contract/index.ts';
 import type { AdapterOptions } from './adapter.ts';
 import { defineAdapter, isRecord, nonEmpty, unrecognized } from './adapter.ts';
 

@@ -3,7 +3,7 @@
  * object's id; `{ object: "search_result", data, has_more, next_page }` pages by `page`, and search is not
  * read-after-write consistent (STALE_INDEX warning). Errors are `{ error: { type, code, message } }`.
  */
-import type { Reason, Warning } from '../../contract/envelope.ts';
+import type { Reason, Warning } from '../../contract/index.ts';
 import type { AdapterOptions } from './adapter.ts';
 import { defineAdapter, isRecord, nonEmpty, unrecognized } from './adapter.ts';
 

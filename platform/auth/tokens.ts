@@ -5,7 +5,7 @@
  * digests and looked up by digest, so no comparison leaks a token's prefix through timing.
  */
 import { createHash } from 'node:crypto';
-import { TENANT_REGEX, TENANT_RULE } from '../../contract/ids.ts';
+import { TENANT_REGEX, TENANT_RULE } from '../../contract/index.ts';
 import { API_TOKEN_ENV, API_TOKENS_ENV, COLLECTOR_TOKENS_ENV } from './token-env.ts';
 
 export { API_TOKEN_ENV, API_TOKENS_ENV, COLLECTOR_TOKENS_ENV };

@@ -1,5 +1,5 @@
 /**
- * A growable byte buffer: the core of both Native encoders (platform/native/encode.ts from rows, ingest/wire-columns.ts from
+ * A growable byte buffer: the core of both Native encoders (platform/native/encode.ts from rows, ingest/columns/ from
  * wire bytes). Grows by doubling into uninitialised memory (every byte is written before it is read).
  */
 import { Buffer } from 'node:buffer';

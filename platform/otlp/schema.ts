@@ -2,7 +2,8 @@
  * The OTLP trace messages this module decodes and encodes, as a protobufjs JSON descriptor written from the
  * OpenTelemetry protocol's field numbers (opentelemetry-proto: common/v1, resource/v1, trace/v1,
  * collector/trace/v1; only the messages a trace export uses). Names are the lowerCamelCase of the proto names.
- * test/integration/platform/otlp-schema.test.ts holds every field here to OpenTelemetry's own .proto files.
+ * test/unit/platform/otlp-schema.test.ts holds every field here to OpenTelemetry's own .proto files (through the
+ * checked-in reference descriptor, testkit/reference/otlp-proto-trace.json).
  *
  * Two deliberate differences from those files:
  * - Every message is in edition 2023 (explicit presence) instead of proto3 (implicit presence): a field that came

@@ -13,7 +13,7 @@ import { type AlertsConfig, defaultAlertsConfig } from '../../../alerts/config.t
 import { Evaluator } from '../../../alerts/evaluator/evaluator.ts';
 import { readWatermarks } from '../../../alerts/evaluator/state.ts';
 import { type FindingRecord, listRecords } from '../../../alerts/findings/store.ts';
-import { Attr, GenAi } from '../../../contract/attributes.ts';
+import { Attr, GenAi } from '../../../contract/index.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
 import { ingestSpans } from '../../../testkit/ingest.ts';
 import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { generateText, stepCountIs, tool } from 'ai';
 import { MockLanguageModelV4 } from 'ai/test';
 import { z } from 'zod';
-import { Attr, GenAi } from '../../../contract/attributes.ts';
+import { Attr, GenAi } from '../../../contract/index.ts';
 import { instrumentAiSdkTools } from '../../../instrumentation/frameworks/ai-sdk.ts';
 import { createTooltrail } from '../../../instrumentation/index.ts';
 import { memoryTracing } from '../../unit/instrumentation/fixtures/otel.ts';

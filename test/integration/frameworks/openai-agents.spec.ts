@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import { Agent, run, setTracingDisabled, tool } from '@openai/agents';
 import { assistantMessage, functionCall, ScriptedModel } from '@openai/agents/testing';
 import { z } from 'zod';
-import { Attr, GenAi } from '../../../contract/attributes.ts';
+import { Attr, GenAi } from '../../../contract/index.ts';
 import { instrumentAgentTools } from '../../../instrumentation/frameworks/openai-agents.ts';
 import { createTooltrail } from '../../../instrumentation/index.ts';
 import { memoryTracing } from '../../unit/instrumentation/fixtures/otel.ts';

@@ -16,8 +16,9 @@ import {
   nativeRowHasher,
 } from '../../../audit/native-core/index.ts';
 import { entriesFromBlocks as entriesWith, type StoredBlocks } from '../../../audit/native-entries.ts';
+import { assembleBlocks, ColumnArena } from '../../../ingest/columns/arena.ts';
+import { decodeToColumns } from '../../../ingest/columns/decode.ts';
 import { derivedDurationNs, flatten } from '../../../ingest/flatten.ts';
-import { assembleBlocks, ColumnArena, decodeToColumns } from '../../../ingest/wire-columns.ts';
 import { encodeRows } from '../../../ingest/writer.ts';
 import { encodeNative, nanoTimeToBigInt } from '../../../platform/native/encode.ts';
 import { decodeExportTraceServiceRequest, encodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';

@@ -10,8 +10,9 @@ import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { CollectorHttpError } from '../../../collector/errors.ts';
 import { prepareMessages } from '../../../collector/prepare.ts';
+import { assembleBlocks, ColumnArena } from '../../../ingest/columns/arena.ts';
+import { decodeToColumns } from '../../../ingest/columns/decode.ts';
 import { flatten } from '../../../ingest/flatten.ts';
-import { assembleBlocks, ColumnArena, decodeToColumns } from '../../../ingest/wire-columns.ts';
 import {
   decodeExportTraceServiceRequest,
   encodeExportTraceServiceRequest,

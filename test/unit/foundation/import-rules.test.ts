@@ -59,11 +59,14 @@ describe('import rules: data flows one way', () => {
     assert.match(refused('cli/up.ts', 'demo/run.ts') ?? '', /never imports demo\//);
     // A new top-level folder must be placed in the layout before it can import anything.
     assert.match(refused('newstage/x.ts', 'contract/ids.ts') ?? '', /no place in the layout/);
+    // The contract has one entry: a stage never reaches past it into one of its modules.
+    assert.match(refused('reconstruct/api.ts', 'contract/ids.ts') ?? '', /through its one entry, contract\/index\.ts/);
     // What is allowed stays allowed.
     for (const [from, to] of [
       ['ingest/writer.ts', 'schema/rows.ts'],
       ['audit/native-entries.ts', 'platform/native/byte-buffer.ts'],
-      ['reconstruct/api.ts', 'contract/ids.ts'],
+      ['reconstruct/api.ts', 'contract/index.ts'],
+      ['contract/attributes.ts', 'contract/codes.ts'],
       ['cli/ingest.ts', 'audit/recorder.ts'],
       ['bench/ingest-throughput.ts', 'testkit/ingest.ts'],
       ['test/unit/ingest/flatten.test.ts', 'ingest/flatten.ts'],

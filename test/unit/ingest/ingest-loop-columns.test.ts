@@ -1,14 +1,14 @@
 /**
- * The loop's column path (ingest/wire-columns.ts) must store what the row path stores: the same Native blocks
+ * The loop's column path (ingest/columns/) must store what the row path stores: the same Native blocks
  * under the same token, and a batch holding a message that needs the general path is written from rows, all of
  * its messages' rows in offset order.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import type { EncodedRows } from '../../../ingest/columns/arena.ts';
 import { IngestLoop } from '../../../ingest/consumer.ts';
 import { emptyFlattenResult, flattenInto } from '../../../ingest/flatten.ts';
 import { IngestMetrics } from '../../../ingest/metrics.ts';
-import type { EncodedRows } from '../../../ingest/wire-columns.ts';
 import type { RowWriter } from '../../../ingest/writer.ts';
 import type { BatchControl, BatchMessage, FetchedBatch } from '../../../platform/kafka/index.ts';
 import { decodeExportTraceServiceRequest, encodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';

@@ -1,5 +1,5 @@
 /**
- * Random and hand-made OTLP payloads for the ingest decoder tests (the one reader, wire-columns, the pipeline agreement): seeded, so a
+ * Random and hand-made OTLP payloads for the ingest decoder tests (the one reader, the column path, the pipeline agreement): seeded, so a
  * failure reproduces from the printed seed.
  */
 import assert from 'node:assert/strict';

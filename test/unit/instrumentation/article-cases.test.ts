@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import type { ReasonCode } from '../../../contract/codes.ts';
+import type { ReasonCode } from '../../../contract/index.ts';
 import { Attr, REASON_CODES } from '../../../contract/index.ts';
 import type { Continuation, ToolResult } from '../../../instrumentation/index.ts';
 import {

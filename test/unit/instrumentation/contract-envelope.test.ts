@@ -2,8 +2,13 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { ToolResultRuntimeSchema, ToolResultSchema } from '../../../contract/envelope.ts';
-import { CONTINUATION_KINDS, REASON_CODES, WARNING_CODES } from '../../../contract/index.ts';
+import {
+  CONTINUATION_KINDS,
+  REASON_CODES,
+  ToolResultRuntimeSchema,
+  ToolResultSchema,
+  WARNING_CODES,
+} from '../../../contract/index.ts';
 import { CONTRACT_SCHEMA_PATH, renderContractJsonSchema } from '../../../instrumentation/export-json-schema.ts';
 import { interpretToolResult } from '../../../instrumentation/index.ts';
 

@@ -5,8 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { REASON_CODES, WARNING_CODES } from '../../../contract/codes.ts';
-import { ToolResultRuntimeSchema } from '../../../contract/envelope.ts';
+import { REASON_CODES, ToolResultRuntimeSchema, WARNING_CODES } from '../../../contract/index.ts';
 import { fastParseToolResult } from '../../../instrumentation/envelope-fast-path.ts';
 import {
   collectAllPages,

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { ReasonCode } from '../../../contract/codes.ts';
+import type { ReasonCode } from '../../../contract/index.ts';
 import type { MutationOutcome, RecoveryKind, ReviewRequest, TooltrailOptions } from '../../../instrumentation/index.ts';
 import {
   completeResult,

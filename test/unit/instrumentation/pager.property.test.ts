@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { ToolResultSchema } from '../../../contract/envelope.ts';
+import { ToolResultSchema } from '../../../contract/index.ts';
 import { collectAllPages } from '../../../instrumentation/pager.ts';
 import { FakeClock } from './fixtures/fake-clock.ts';
 import type { Disruption, DisruptionKind, FakeSourceOptions } from './fixtures/paginated-source.ts';

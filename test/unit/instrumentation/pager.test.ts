@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ToolResult } from '../../../contract/envelope.ts';
+import type { ToolResult } from '../../../contract/index.ts';
 import type { PageRequest } from '../../../instrumentation/index.ts';
 import {
   collectAllPages,

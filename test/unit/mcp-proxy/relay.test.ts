@@ -18,7 +18,7 @@ import {
   MCP_TOOL_ERROR,
   McpAttr,
   OtelAttr,
-} from '../../../contract/attributes.ts';
+} from '../../../contract/index.ts';
 import { createGuardStep, type GuardMode } from '../../../mcp-proxy/guard-step.ts';
 import type { PolicyFile } from '../../../mcp-proxy/policy.ts';
 import { REVIEW_META_KEY } from '../../../mcp-proxy/refusal.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { defaultCollectorConfig, validateCollectorConfig } from '../../../collector/config.ts';
-import { TenantSchema } from '../../../contract/ids.ts';
+import { TenantSchema } from '../../../contract/index.ts';
 import { defaultIngestConfig, validateIngestConfig } from '../../../ingest/config.ts';
 import { parseTokenList } from '../../../platform/auth/tokens.ts';
 

@@ -1,7 +1,7 @@
 /** Each adapter against the response shapes its API documents (fixtures/ names the pages). */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { ToolResultSchema } from '../../../../contract/envelope.ts';
+import { ToolResultSchema } from '../../../../contract/index.ts';
 import { completenessState, isEvidenceOfAbsence } from '../../../../instrumentation/results.ts';
 import { ADAPTER_CASES } from './fixtures/index.ts';
 

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { ToolResultSchema } from '../../../../contract/envelope.ts';
+import { ToolResultSchema } from '../../../../contract/index.ts';
 import {
   awsPagination,
   elasticsearchSearch,

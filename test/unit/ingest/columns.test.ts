@@ -1,18 +1,13 @@
 /**
- * The column decoder (ingest/wire-columns.ts) must give exactly the Native blocks of the general path
+ * The column decoder (ingest/columns/) must give exactly the Native blocks of the general path
  * (decode -> flatten -> encodeNative) for every message it takes, and leave every other message to that path.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Attr } from '../../../contract/index.ts';
+import { assembleBlocks, ColumnArena, type ColumnsMark, type EncodedRows } from '../../../ingest/columns/arena.ts';
+import { decodeToColumns } from '../../../ingest/columns/decode.ts';
 import { type FlattenOptions, flatten } from '../../../ingest/flatten.ts';
-import {
-  assembleBlocks,
-  ColumnArena,
-  type ColumnsMark,
-  decodeToColumns,
-  type EncodedRows,
-} from '../../../ingest/wire-columns.ts';
 import type { KeyValue } from '../../../platform/otlp/index.ts';
 import {
   decodeExportTraceServiceRequest,
