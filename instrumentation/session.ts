@@ -37,6 +37,8 @@ export interface EvidenceRecord {
   warnings?: readonly Warning[];
   /** A page of a cursor traversal: which one, and where in it (set once its result is in). */
   pageOf?: PageOf;
+  /** A first page that points to a next one, no read continued yet: the guard judges it as a traversal of one page. */
+  firstPage?: boolean;
   /** On the record that stands for a whole traversal (traversal.ts `asEvidence`): its pages and whether it broke. */
   traversal?: TraversalSummary;
 }

@@ -67,7 +67,8 @@ export class Traversal {
   readonly pages: (EvidenceRecord | undefined)[] = [];
   /** Cursors of its pages registered in the book, to forget them with it. */
   readonly cursors: string[] = [];
-  #breaks: TraversalBreakInfo[] = [];
+  /** Where it broke, the earliest first (none on most). */
+  #breaks: TraversalBreakInfo[] | undefined;
   #evidence: EvidenceRecord | undefined;
 
   constructor(id: string, toolName: string, headless: boolean, query: unknown) {
@@ -78,11 +79,11 @@ export class Traversal {
   }
 
   get broke(): TraversalBreakInfo | undefined {
-    return this.#breaks[0];
+    return this.#breaks?.[0];
   }
 
   get complete(): boolean {
-    if (this.headless || this.#breaks.length > 0 || this.pages.length === 0) return false;
+    if (this.headless || this.#breaks !== undefined || this.pages.length === 0) return false;
     for (const p of this.pages) if (p === undefined) return false;
     return this.pages[this.pages.length - 1]?.complete === true;
   }
@@ -102,7 +103,10 @@ export class Traversal {
     const at = position ?? 1;
     this.pages.length = at - 1;
     this.pages[at - 1] = record;
-    if (this.#breaks.length > 0) this.#breaks = this.#breaks.filter((b) => b.page === undefined || b.page < at);
+    if (this.#breaks !== undefined) {
+      const kept = this.#breaks.filter((b) => b.page === undefined || b.page < at);
+      this.#breaks = kept.length > 0 ? kept : undefined;
+    }
     this.#evidence = undefined;
     let broke: TraversalBreakInfo | undefined = early;
     const snapshot = record.scope?.snapshot;
@@ -114,21 +118,18 @@ export class Traversal {
         detail: `page ${at} is of snapshot ${snapshot}, the earlier pages of ${before}`,
       };
     }
-    if (broke === undefined && record.reasons.some((r) => r.code === 'CURSOR_EXPIRED')) {
+    if (broke === undefined && record.reasons.some(isExpired)) {
       broke = { reason: 'CURSOR_EXPIRED', page: position, detail: `the cursor of page ${at} had expired` };
     }
-    if (broke !== undefined) this.#breaks.push(broke);
+    if (broke !== undefined) this.#breaks = [...(this.#breaks ?? []), broke];
     return broke?.reason;
   }
 
   state(position: number | undefined, broke: TraversalBreak | undefined): TraversalState {
-    return {
-      id: this.id,
-      ...(position !== undefined ? { page: position } : {}),
-      pages: this.pages.length,
-      complete: this.complete,
-      ...(broke !== undefined ? { break: broke } : {}),
-    };
+    const state: TraversalState = { id: this.id, pages: this.pages.length, complete: this.complete };
+    if (position !== undefined) state.page = position;
+    if (broke !== undefined) state.break = broke;
+    return state;
   }
 
   /** The traversal as one read, for the guard: the union of its pages, complete only as a whole. */
@@ -173,15 +174,19 @@ export class Traversal {
 
 /**
  * A session's traversals: the cursors its pages returned (per tool), so the next read is placed in its traversal.
- * Bounded: the oldest traversal is forgotten first, with its cursors.
+ * A first page that points to a next one stays a link to its record until a read carries its cursor: most are
+ * never continued, and an object graph per read kept alive for the ledger's length is what the GC pays for.
+ * Bounded: the oldest traversal (or first page) is forgotten first, with its cursors.
  */
 export class TraversalBook {
   readonly #limit: number;
-  /** Tool name -> cursor -> the traversals and positions of the pages that returned it, latest last. */
+  /** Tool name -> cursor -> the links of the pages that returned it, oldest first. */
   readonly #cursors = new Map<string, Map<string, Link[]>>();
-  /** Traversals oldest first, as a ring: slot n % limit holds the n-th kept. */
-  readonly #ring: (Traversal | undefined)[];
+  /** What is kept, oldest first, as a ring: slot n % limit holds the n-th kept (a traversal, or a first page's link). */
+  readonly #ring: (Traversal | Link | undefined)[];
   #kept = 0;
+  /** Links given so far: the latest link wins when two carry the arguments' cursor. */
+  #given = 0;
 
   constructor(limit: number) {
     this.#limit = limit;
@@ -193,24 +198,25 @@ export class TraversalBook {
     const known = this.#cursors.get(toolName);
     if (known !== undefined) {
       const found = carried(known, args, locator);
-      if (found !== undefined) return { traversal: found.traversal, page: found.after + 1 };
+      if (found !== undefined) return { traversal: this.#open(found), page: found.after + 1 };
     }
     const given = locator.given(args);
     if (given === undefined) return { traversal: undefined, page: 1, args };
     const skipped = known === undefined ? undefined : skippedFrom(known, given);
     if (skipped !== undefined) {
-      const page = skipped.after + 2;
+      const page = skipped.link.after + 2;
       return {
-        traversal: skipped.traversal,
+        traversal: this.#open(skipped.link),
         page,
         break: {
           reason: 'PAGE_SKIPPED',
           page,
-          detail: `read ${given} after page ${skipped.after}, whose next was ${skipped.cursor}`,
+          detail: `read ${given} after page ${skipped.link.after}, whose next was ${skipped.cursor}`,
         },
       };
     }
-    const traversal = this.#keep(new Traversal(callId, toolName, true, undefined));
+    const traversal = new Traversal(callId, toolName, true, undefined);
+    this.#keep(traversal);
     return {
       traversal,
       page: undefined,
@@ -225,11 +231,26 @@ export class TraversalBook {
   /** Records the page's result in its traversal; undefined for a read that is a whole traversal on its own. */
   settle(placement: Placement, record: EvidenceRecord): TraversalState | undefined {
     const next = nextCursor(record.continuation);
-    let traversal = placement.traversal;
+    const traversal = placement.traversal;
     if (traversal === undefined) {
       // A first page is a traversal only once it points to a next page.
       if (next === undefined) return undefined;
-      traversal = this.#keep(new Traversal(record.callId, record.toolName, false, placement.args));
+      const link: Link = {
+        cursor: next,
+        toolName: record.toolName,
+        after: 1,
+        given: ++this.#given,
+        traversal: undefined,
+        first: record,
+        query: placement.args,
+      };
+      this.#keep(link);
+      this.#add(link);
+      record.firstPage = true;
+      // A first page can break only by an expired cursor (rare): then its traversal is made now, to say so.
+      if (!record.reasons.some(isExpired)) return { id: record.callId, page: 1, pages: 1, complete: false };
+      const opened = this.#open(link);
+      return opened.state(1, opened.broke?.reason);
     }
     const broke = traversal.put(placement.page, record, placement.break);
     record.pageOf = { traversal, page: placement.page };
@@ -237,48 +258,88 @@ export class TraversalBook {
     return traversal.state(placement.page, broke);
   }
 
-  #register(traversal: Traversal, cursor: string, after: number): void {
-    let known = this.#cursors.get(traversal.toolName);
-    if (known === undefined) {
-      known = new Map();
-      this.#cursors.set(traversal.toolName, known);
-    }
-    let links = known.get(cursor) ?? [];
-    // A page read again gives its cursor again: that traversal's older link goes.
-    if (traversal.cursors.includes(cursor)) links = links.filter((l) => l.traversal !== traversal);
-    else traversal.cursors.push(cursor);
-    links.push({ traversal, after });
-    // Two queries rarely share a cursor: the newest few traversals that gave it are enough to tell them apart.
-    if (links.length > MAX_LINKS_PER_CURSOR) links.shift();
-    // Re-inserted: the map's order is the order cursors were last given in.
-    known.delete(cursor);
-    known.set(cursor, links);
+  /** The traversal a link continues, made from its first page when a read carries that page's cursor. */
+  #open(link: Link): Traversal {
+    if (link.traversal !== undefined) return link.traversal;
+    const first = link.first as EvidenceRecord;
+    const traversal = new Traversal(first.callId, first.toolName, false, link.query);
+    traversal.put(1, first, undefined);
+    traversal.cursors.push(link.cursor);
+    first.pageOf = { traversal, page: 1 };
+    link.traversal = traversal;
+    link.first = undefined;
+    link.query = undefined;
+    return traversal;
   }
 
-  #keep(traversal: Traversal): Traversal {
+  #register(traversal: Traversal, cursor: string, after: number): void {
+    // A page read again gives its cursor again: that traversal's older link goes.
+    if (traversal.cursors.includes(cursor)) this.#remove(traversal.toolName, cursor, (l) => l.traversal === traversal);
+    else traversal.cursors.push(cursor);
+    this.#add({
+      cursor,
+      toolName: traversal.toolName,
+      after,
+      given: ++this.#given,
+      traversal,
+      first: undefined,
+      query: undefined,
+    });
+  }
+
+  #add(link: Link): void {
+    let known = this.#cursors.get(link.toolName);
+    if (known === undefined) {
+      known = new Map();
+      this.#cursors.set(link.toolName, known);
+    }
+    const links = known.get(link.cursor);
+    if (links === undefined) {
+      known.set(link.cursor, [link]);
+      return;
+    }
+    links.push(link);
+    // Two queries rarely share a cursor: the newest few that gave it are enough to tell them apart.
+    if (links.length > MAX_LINKS_PER_CURSOR) links.shift();
+  }
+
+  #remove(toolName: string, cursor: string, match: (l: Link) => boolean): void {
+    const known = this.#cursors.get(toolName);
+    const links = known?.get(cursor);
+    if (known === undefined || links === undefined) return;
+    for (let i = links.length - 1; i >= 0; i--) if (match(links[i] as Link)) links.splice(i, 1);
+    if (links.length > 0) return;
+    known.delete(cursor);
+    if (known.size === 0) this.#cursors.delete(toolName);
+  }
+
+  #keep(kept: Traversal | Link): void {
     const slot = this.#kept % this.#limit;
     const old = this.#ring[slot];
-    this.#ring[slot] = traversal;
+    this.#ring[slot] = kept;
     this.#kept += 1;
-    if (old !== undefined) {
-      const known = this.#cursors.get(old.toolName);
-      for (const c of old.cursors) {
-        const links = known?.get(c)?.filter((l) => l.traversal !== old);
-        if (links === undefined || links.length === 0) known?.delete(c);
-        else known?.set(c, links);
-      }
-      if (known?.size === 0) this.#cursors.delete(old.toolName);
+    if (old === undefined) return;
+    const forgotten = old instanceof Traversal ? old : old.traversal;
+    if (forgotten === undefined) {
+      const link = old as Link;
+      this.#remove(link.toolName, link.cursor, (l) => l === link);
+      return;
     }
-    return traversal;
+    for (const c of forgotten.cursors) this.#remove(forgotten.toolName, c, (l) => l.traversal === forgotten);
   }
 }
 
 /** Records as the guard judges them: a page as its traversal (one read), each traversal once, in order. */
 export function evidenceUnits(records: readonly EvidenceRecord[]): EvidenceRecord[] {
-  if (records.every((r) => r.pageOf === undefined)) return records as EvidenceRecord[];
+  if (records.every((r) => r.pageOf === undefined && r.firstPage !== true)) return records as EvidenceRecord[];
   const out: EvidenceRecord[] = [];
   for (const r of records) {
-    const unit = r.pageOf === undefined ? r : r.pageOf.traversal.evidence(MAX_REMEMBERED_IDS);
+    const unit =
+      r.pageOf !== undefined
+        ? r.pageOf.traversal.evidence(MAX_REMEMBERED_IDS)
+        : r.firstPage === true
+          ? firstPageAlone(r)
+          : r;
     if (!out.includes(unit)) out.push(unit);
   }
   return out;
@@ -293,24 +354,45 @@ function nextCursor(c: Continuation): string | undefined {
   return undefined;
 }
 
-type Link = { traversal: Traversal; after: number };
+/** A cursor a page returned: the traversal it continues, or the first page whose traversal it would start. */
+interface Link {
+  cursor: string;
+  toolName: string;
+  /** The position of the page that returned it. */
+  after: number;
+  /** Its number among the links the book gave: the latest wins. */
+  given: number;
+  traversal: Traversal | undefined;
+  /** A first page no read continued yet (its traversal is made when one does), and that page's arguments. */
+  first: EvidenceRecord | undefined;
+  query: unknown;
+}
+
+const isExpired = (r: { code: string }) => r.code === 'CURSOR_EXPIRED';
+
+/** A first page no read continued: a traversal of one page, made for the guard's look and not kept. */
+function firstPageAlone(record: EvidenceRecord): EvidenceRecord {
+  const traversal = new Traversal(record.callId, record.toolName, false, undefined);
+  traversal.put(1, record, undefined);
+  return traversal.evidence(MAX_REMEMBERED_IDS);
+}
 
 /**
- * The page whose cursor the arguments carry: the latest such (a re-read of an older page names its own); when two
- * traversals gave the same cursor (offsets of two queries), the one whose first page asked what these ask.
+ * The link whose cursor the arguments carry: the latest given (a re-read of an older page names its own); when two
+ * traversals gave the same cursor (offsets of two queries), the latest whose first page asked what these ask.
  */
 function carried(known: Map<string, Link[]>, args: unknown, locator: CursorLocator): Link | undefined {
-  let found: Link | undefined;
+  let alike: Link | undefined;
+  let latest: Link | undefined;
   for (const [cursor, links] of known) {
     if (!locator.carries(args, cursor)) continue;
-    // Newest first: the first that asked what these ask wins at once.
-    for (let i = links.length - 1; i >= 0; i--) {
-      const link = links[i] as Link;
-      if (asksAlike(link.traversal.query, args)) return link;
+    for (const link of links) {
+      if (latest === undefined || link.given > latest.given) latest = link;
+      if ((alike === undefined || link.given > alike.given) && asksAlike(link.traversal?.query ?? link.query, args))
+        alike = link;
     }
-    found = links[links.length - 1];
   }
-  return found;
+  return alike ?? latest;
 }
 
 /** Every top-level argument of the first page has the same value in these (a cursor and a page size may be added). */
@@ -325,14 +407,16 @@ function asksAlike(query: unknown, args: unknown): boolean {
 }
 
 /** A page number or offset past the next one a traversal of the tool was given. */
-function skippedFrom(known: Map<string, Link[]>, given: string): (Link & { cursor: string }) | undefined {
+function skippedFrom(known: Map<string, Link[]>, given: string): { link: Link; cursor: string } | undefined {
   if (!/^\d{1,15}$/.test(given)) return undefined;
-  let found: (Link & { cursor: string }) | undefined;
+  let found: { link: Link; cursor: string } | undefined;
   for (const [cursor, links] of known) {
     if (!/^\d{1,15}$/.test(cursor) || Number(given) <= Number(cursor)) continue;
     for (const link of links) {
-      // Only the traversal's newest cursor says where its next page is.
-      if (link.traversal.cursors[link.traversal.cursors.length - 1] === cursor) found = { ...link, cursor };
+      // Only the traversal's newest cursor says where its next page is (a first page's link is its only one).
+      const newest =
+        link.traversal === undefined ? link.cursor : link.traversal.cursors[link.traversal.cursors.length - 1];
+      if (newest === cursor && (found === undefined || link.given > found.link.given)) found = { link, cursor };
     }
   }
   return found;

@@ -53,6 +53,18 @@ function agent(
   return { tt, session, list, remove, markCompliant, deleted, page, inventory };
 }
 
+/** Another tool's first pages, each pointing to a next one: they take the book's room too. */
+const otherFirstPages = (tt: Tooltrail) =>
+  tt.readTool<Record<string, never>>({ name: 'list_teams', policy: { resource: 'teams' } }, () => ({
+    status: 'partial',
+    completeness: {
+      complete: false,
+      reasons: [{ code: 'MORE_PAGES_AVAILABLE' }],
+      continuation: { kind: 'next_cursor', cursor: `t-${Math.random()}` },
+    },
+    items: [],
+  }));
+
 const codes = (out: { findings: readonly { code: string }[] }) => out.findings.map((f) => f.code);
 
 test('allows a presence delete of items seen on any page once the agent followed every cursor to the end', async () => {
@@ -129,6 +141,60 @@ test('refuses an absence change when the traversal stopped one page short', asyn
   const out = await a.markCompliant(a.session, {});
   assert.equal(out.decision, 'refused');
   assert.deepEqual(codes(out), ['EVIDENCE_INCOMPLETE']);
+});
+
+test('refuses a presence delete after the first page alone, as a traversal stopped at page 1', async () => {
+  const a = agent();
+  const [first] = await a.page(1);
+  assert.deepEqual(first?.traversal, { id: first?.callId, page: 1, pages: 1, complete: false });
+  const out = await a.remove(a.session, { ids: ['sa-1'] });
+  assert.equal(out.decision, 'refused');
+  assert.match(out.findings[0]?.message ?? '', /stopped at page 1\b/);
+  if (!('review' in out)) throw new Error('unreachable');
+  assert.deepEqual(
+    out.review.evidence.map((e) => e.pages),
+    [1],
+  );
+  assert.ok(out.review.options.some((o) => o.kind === 'read_all_pages'));
+});
+
+test('a first page read with an expired cursor breaks its traversal at page 1', async () => {
+  const a = agent();
+  const expired = a.tt.readTool<Record<string, never>>(
+    { name: 'list_unowned_accounts', policy: { resource: RESOURCE } },
+    () => ({
+      status: 'partial',
+      completeness: {
+        complete: false,
+        reasons: [{ code: 'CURSOR_EXPIRED' }],
+        continuation: { kind: 'next_cursor', cursor: 'again' },
+      },
+      items: [],
+    }),
+  );
+  const out = await expired(a.session, {});
+  assert.equal(out.traversal?.break, 'CURSOR_EXPIRED');
+  assert.equal(out.traversal?.page, 1);
+});
+
+test('forgets the oldest first page first: its cursor is then one the session never received', async () => {
+  const a = agent(new PagingInventory(), createTooltrail({ tracerProvider: tracing.provider, evidenceLedgerSize: 2 }));
+  const [first] = await a.page(1);
+  const teams = otherFirstPages(a.tt);
+  await teams(a.session, {});
+  await teams(a.session, {});
+  const cont = first?.result.completeness.continuation;
+  const second = await a.list(a.session, { cursor: cont?.kind === 'next_cursor' ? cont.cursor : '' });
+  assert.equal(second.traversal?.break, 'CURSOR_NOT_RECEIVED');
+});
+
+test('a first page still remembered is continued by its cursor, after other first pages', async () => {
+  const a = agent(new PagingInventory(), createTooltrail({ tracerProvider: tracing.provider, evidenceLedgerSize: 3 }));
+  const [first] = await a.page(1);
+  await otherFirstPages(a.tt)(a.session, {});
+  const cont = first?.result.completeness.continuation;
+  const second = await a.list(a.session, { cursor: cont?.kind === 'next_cursor' ? cont.cursor : '' });
+  assert.deepEqual(second.traversal, { id: first?.callId, page: 2, pages: 2, complete: false });
 });
 
 test('refuses a presence delete of an item on no page of the traversal', async () => {
