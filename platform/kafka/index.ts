@@ -5,6 +5,7 @@
 export * from './admin.ts';
 export * from './choice.ts';
 export * from './client.ts';
+export * from './compression.ts';
 export * from './consumer.ts';
 export * from './errors.ts';
 export * from './message-id.ts';

@@ -4,8 +4,12 @@
  */
 import type { KafkaSecurity } from './security.ts';
 
-export const KAFKA_CLIENTS = ['kafkajs', 'platformatic'] as const;
+export const KAFKA_CLIENTS = ['kafkajs', 'platformatic', 'confluent'] as const;
 export type KafkaClientKind = (typeof KAFKA_CLIENTS)[number];
+
+/** Record batch codecs a producer may use (every consumer here reads all of them). */
+export const KAFKA_COMPRESSIONS = ['none', 'gzip', 'zstd', 'lz4'] as const;
+export type KafkaCompression = (typeof KAFKA_COMPRESSIONS)[number];
 
 export interface KafkaClientOptions {
   brokers: string[];
@@ -63,8 +67,8 @@ export interface Producer {
 }
 
 export interface ProducerOptions {
-  /** Batch compression (gzip runs on libuv's thread pool). */
-  compression?: 'none' | 'gzip';
+  /** Batch compression. */
+  compression?: KafkaCompression;
   /**
    * Retries of one send inside the client (at least 1), 0.1 s doubling to 1 s apart. They keep the producer id and
    * sequence numbers, so a retry of a batch the broker already appended is dropped by the broker; a caller's own

@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { promisify } from 'node:util';
 import { gzip, unzip } from 'node:zlib';
 import kafkajs from 'kafkajs';
+import { COMPRESSION_LEVELS } from '../compression.ts';
 import { explained, explainKafkaError } from '../errors.ts';
 import type { OutgoingMessage, Producer, ProducerOptions } from '../types.ts';
 import type { Kafkajs } from './client.ts';
@@ -58,7 +59,7 @@ const unzipAsync = promisify(unzip);
  * than half the CPU, and chunks sized to the batch (below) remove most callbacks. Same gzip format: every consumer
  * reads it unchanged.
  */
-const GZIP_LEVEL = 1;
+const GZIP_LEVEL = COMPRESSION_LEVELS.kafkajs.gzip;
 /**
  * zlib allocates one output buffer of `chunkSize` per call: a fixed 1 MiB for batches whose compressed size is a
  * few tens of KiB made most of the collector's external memory churn (and the GCs it forces). A quarter of the

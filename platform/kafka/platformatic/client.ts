@@ -3,11 +3,11 @@
  * reassignment API (2.12.1), so the chaos tool's reassignments go through the kafkajs implementation.
  */
 import { createKafkajsClient } from '../kafkajs/client.ts';
+import { simpleConsumerOf } from '../simple-consumer.ts';
 import type { KafkaClient, KafkaClientOptions } from '../types.ts';
 import * as admin from './admin.ts';
 import { createBatchConsumer } from './batch-consumer.ts';
 import { createIdempotentProducer } from './producer.ts';
-import { simpleConsumerOf } from './simple-consumer.ts';
 
 export function createPlatformaticClient(options: KafkaClientOptions): KafkaClient {
   let kafkajs: KafkaClient | undefined;

@@ -22,7 +22,7 @@ export function createIdempotentProducer(client: KafkaClientOptions, options: Pr
     ...base,
     idempotent: true,
     acks: ProduceAcks.ALL,
-    compression: options.compression === 'gzip' ? 'gzip' : 'none',
+    compression: options.compression ?? 'none',
     partitioner: compatibilityPartitioner,
     retries: Math.max(2, options.retries ?? 5),
     retryDelay: 100,

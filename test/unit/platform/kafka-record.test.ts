@@ -1,12 +1,12 @@
 /**
  * The record encoder that replaces kafkajs' (platform/kafka/record.ts) must write the bytes kafkajs writes for every
- * record, and kafkajs must use it once platform/kafka is loaded.
+ * record, and kafkajs must use it once the kafkajs client is loaded.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { describe, it } from 'node:test';
-import '../../../platform/kafka/index.ts';
+import '../../../platform/kafka/kafkajs/client.ts';
 import { encodeRecord, kafkajsEncodeRecord } from '../../../platform/kafka/kafkajs/record.ts';
 
 const bytes = (e: { buf: Buffer; offset: number }) => e.buf.subarray(0, e.offset);
