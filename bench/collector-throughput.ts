@@ -7,7 +7,7 @@
  *
  *   node --import tsx bench/collector-throughput.ts [--seconds 10] [--rounds 3] [--concurrency 8]
  *       [--compression gzip|zstd|lz4|none] [--decode-threads 0] [--producers 1] [--modes discard,kafka]
- *       [--clients kafkajs,platformatic:zstd,confluent]
+ *       [--clients platformatic,platformatic:gzip]
  * Each Kafka client of --clients (`client` or `client:codec`, the codec defaulting to --compression) runs in every
  * round, alternated with the others and the discard baseline; the report gives each one's figures and the CPU and
  * p99 ratios of each to the first.

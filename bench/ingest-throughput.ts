@@ -12,7 +12,7 @@
  *
  *   node --import tsx bench/ingest-throughput.ts [--rows 200000] [--spans-per-message 8] [--rounds 3] [--rate 5000] [--seconds 20]
  *     [--skip-latency] [--digests]   (--digests: record audit digests in the ingest rounds, as `tooltrail ingest` does)
- *     [--clients kafkajs,platformatic] [--compression gzip|zstd|lz4|none]   (the pre-filled topic's codec)
+ *     [--clients platformatic] [--compression zstd|gzip|lz4|none]   (the pre-filled topic's codec)
  *
  * Each Kafka client of --clients (default: the default client alone) runs the ingest rounds and the latency run, alternated
  * with the others in one run (the order turned each round); the figures of every client after the first carry its

@@ -141,13 +141,13 @@ export interface CollectorConfig {
     tls: KafkaSecurity['tls'];
     /** SASL: `mechanism` (none, plain, scram-sha-256, scram-sha-512), `username`, `password`. Default from TOOLTRAIL_KAFKA_SASL_*. */
     sasl: KafkaSecurity['sasl'];
-    /** The client library: `kafkajs` or `platformatic` (@platformatic/kafka). Default from TOOLTRAIL_KAFKA_CLIENT. */
+    /** The client library: `platformatic` (@platformatic/kafka), the only one. Default from TOOLTRAIL_KAFKA_CLIENT. */
     client: KafkaClientKind;
   };
 }
 
 /** The codec of the record batches the collector writes (docs/performance.md, "The Kafka client"). */
-export const DEFAULT_KAFKA_COMPRESSION: KafkaCompression = 'gzip';
+export const DEFAULT_KAFKA_COMPRESSION: KafkaCompression = 'zstd';
 
 export function defaultCollectorConfig(env: NodeJS.ProcessEnv = process.env): CollectorConfig {
   const kafka = loadConnectionSettings(env).kafka;

@@ -23,7 +23,7 @@ export interface KafkaVariant {
   label: string;
 }
 
-/** `kafkajs,platformatic:zstd`: each client, with its own codec or else `compression`. */
+/** `platformatic,platformatic:gzip`: each client, with its own codec or else `compression`. */
 export function variantsOf(list: string | undefined, compression: KafkaCompression): KafkaVariant[] {
   const entries = (list ?? '').split(',').filter(Boolean);
   if (entries.length === 0) throw new Error(`--clients: must list some of ${KAFKA_CLIENTS.join(', ')}`);

@@ -12,10 +12,6 @@ async function load(kind: KafkaClientKind, options: KafkaClientOptions): Promise
   switch (kind) {
     case 'platformatic':
       return (await import('./platformatic/client.ts')).createPlatformaticClient(options);
-    case 'confluent':
-      return (await import('./confluent/client.ts')).createConfluentClient(options);
-    case 'kafkajs':
-      return (await import('./kafkajs/client.ts')).createKafkajsClient(options);
   }
 }
 
@@ -53,9 +49,6 @@ export function createKafkaClient(options: KafkaClientOptions): KafkaClient {
     deleteTopics: async (topics) => (await impl()).deleteTopics(topics),
     describeCluster: async () => (await impl()).describeCluster(),
     partitionStates: async (topic) => (await impl()).partitionStates(topic),
-    reassignPartition: async (topic, partition, replicas) =>
-      (await impl()).reassignPartition(topic, partition, replicas),
-    reassignmentsInProgress: async (topic) => (await impl()).reassignmentsInProgress(topic),
     fetchConsumerLag: async (groupId, topic) => (await impl()).fetchConsumerLag(groupId, topic),
   };
 }

@@ -1,6 +1,6 @@
 /**
- * Our one Kafka module: callers see types.ts only. Nothing outside platform/kafka/kafkajs/ imports kafkajs, nothing
- * outside platform/kafka/platformatic/ imports @platformatic/kafka.
+ * Our one Kafka module: callers see types.ts only. Nothing outside platform/kafka/platformatic/ imports
+ * @platformatic/kafka (chaos/kafka-reassign.ts aside: a chaos-only admin call through its public protocol API).
  */
 export * from './admin.ts';
 export * from './choice.ts';

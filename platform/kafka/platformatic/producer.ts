@@ -12,9 +12,13 @@ function headersOf(headers: Record<string, string | Buffer> | undefined): Map<Bu
   return out;
 }
 
+/** 0.1 s doubling to 1 s: 10 retries span ~7.5 s, a broker restart (see collector/sinks/kafka-sink.ts). */
+const retryDelayOf = (_client: unknown, _operation: string, attempt: number) =>
+  Math.min(1_000, 100 * 2 ** (attempt - 1));
+
 /**
  * An idempotent producer, acks from all in-sync replicas. The compatibility partitioner is Java's (murmur2 & 0x7fffffff):
- * a key lands on the partition kafkajs and the Java client pick (the library's default partitioner does not).
+ * a key lands on the partition the Java client and librdkafka's murmur2 pick (the library's default partitioner does not).
  */
 export function createIdempotentProducer(client: KafkaClientOptions, options: ProducerOptions = {}): Producer {
   const base = baseOptionsOf(client);
@@ -25,7 +29,7 @@ export function createIdempotentProducer(client: KafkaClientOptions, options: Pr
     compression: options.compression ?? 'none',
     partitioner: compatibilityPartitioner,
     retries: Math.max(2, options.retries ?? 5),
-    retryDelay: 100,
+    retryDelay: retryDelayOf,
     ...(options.ackTimeoutMs !== undefined ? { timeout: options.ackTimeoutMs } : {}),
   });
   absorbLateConnectionErrors(producer);
