@@ -19,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadCollectorConfig } from '../collector/config.ts';
+import { DEFAULT_KAFKA_COMPRESSION, loadCollectorConfig } from '../collector/config.ts';
 import { createCollector } from '../collector/factory.ts';
 import { COLLECTOR_NODE_FLAGS } from '../collector/node-flags.ts';
 import { Attr, EXECUTE_TOOL, GenAi, toolSpanName } from '../contract/index.ts';
@@ -46,7 +46,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '8' },
-    compression: { type: 'string', default: 'gzip' },
+    compression: { type: 'string', default: DEFAULT_KAFKA_COMPRESSION },
     'decode-threads': { type: 'string', default: '0' },
     producers: { type: 'string', default: '1' },
     /** Comma-separated subset of discard,kafka (profiling one side); the report needs both. */

@@ -1,2 +1,2 @@
 /** The collector's protobuf fast path (collector/fast/): valid requests forwarded as the byte ranges they came in. */
-export { prepareProtobufFast } from './fast/prepare.ts';
+export { FAST_PATH_DECLINES, type FastPathDecline, prepareProtobufFast } from './fast/prepare.ts';

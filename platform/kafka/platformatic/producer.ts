@@ -5,10 +5,32 @@ import { absorbLateConnectionErrors, baseOptionsOf, saslMechanismOf } from './op
 
 const asBuffer = (v: Buffer | string): Buffer => (typeof v === 'string' ? Buffer.from(v) : v);
 
+/**
+ * Header names and short string header values as bytes, made once each: the names are a handful, the short values
+ * the collector sends are tenant names (at most 64 characters; the map is emptied when it fills). The library
+ * copies them into the record and never writes them.
+ */
+const TEXT_BYTES_MAX = 4_096;
+const SHORT_TEXT = 64;
+const textBytes = new Map<string, Buffer>();
+function bytesOfText(s: string): Buffer {
+  if (s.length > SHORT_TEXT) return Buffer.from(s);
+  let b = textBytes.get(s);
+  if (b === undefined) {
+    if (textBytes.size >= TEXT_BYTES_MAX) textBytes.clear();
+    b = Buffer.from(s);
+    textBytes.set(s, b);
+  }
+  return b;
+}
+
 function headersOf(headers: Record<string, string | Buffer> | undefined): Map<Buffer, Buffer> | undefined {
   if (!headers) return undefined;
   const out = new Map<Buffer, Buffer>();
-  for (const [k, v] of Object.entries(headers)) out.set(Buffer.from(k), asBuffer(v));
+  for (const k in headers) {
+    const v = headers[k] as string | Buffer;
+    out.set(bytesOfText(k), typeof v === 'string' ? bytesOfText(v) : v);
+  }
   return out;
 }
 
