@@ -14,7 +14,7 @@ import {
   type Span,
 } from '../platform/otlp/index.ts';
 import { refuse } from './errors.ts';
-import { type FastPathDecline, prepareProtobufFast } from './prepare-fast.ts';
+import { type FastPathDecline, prepareProtobufFast } from './fast/prepare.ts';
 import { splitByTrace, type TraceMessage } from './split-by-trace.ts';
 import {
   type FlagReason,

@@ -184,7 +184,11 @@ for (const client of KAFKA_CLIENTS)
         assert.ok(tookOver, `the new member held partition ${p} at some join: ${ownerJoins().join(' / ')}`);
         // Partition p's messages are stored by the new member only: the held member's batch of p still waits.
         assert.ok(
-          await waitOrNote('the new member stores every message', async () => (await h.count(rows)) >= expected, 60_000),
+          await waitOrNote(
+            'the new member stores every message',
+            async () => (await h.count(rows)) >= expected,
+            60_000,
+          ),
           `the new member stored everything while the held batch waited: ${ownerLog}`,
         );
         const heldRowsBefore = await held.rows();

@@ -1,11 +1,11 @@
 /**
- * The protobuf fast path (collector/prepare-fast.ts) must give exactly what the general path gives (decode,
+ * The protobuf fast path (collector/fast/prepare.ts) must give exactly what the general path gives (decode,
  * validate, stamp, split by trace), and must leave every body it cannot vouch for to the general path.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { FAST_PATH_DECLINES, type FastPathDecline, prepareProtobufFast } from '../../../collector/fast/prepare.ts';
 import { prepare } from '../../../collector/prepare.ts';
-import { FAST_PATH_DECLINES, type FastPathDecline, prepareProtobufFast } from '../../../collector/prepare-fast.ts';
 import { splitByTrace } from '../../../collector/split-by-trace.ts';
 import { Attr, EXECUTE_TOOL, GenAi } from '../../../contract/index.ts';
 import { mutateBytes, validRequestJson } from '../../../fuzz/otlp-gen.ts';
