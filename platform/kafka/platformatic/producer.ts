@@ -1,7 +1,11 @@
-import { compatibilityPartitioner, Producer as PlatformaticProducer, ProduceAcks } from '@platformatic/kafka';
+import { Producer as PlatformaticProducer, ProduceAcks } from '@platformatic/kafka';
 import { explained } from '../errors.ts';
+import { keyHash } from '../murmur2.ts';
 import type { KafkaClientOptions, OutgoingMessage, Producer, ProducerOptions } from '../types.ts';
 import { absorbLateConnectionErrors, baseOptionsOf, saslMechanismOf } from './options.ts';
+
+/** Java's default partitioner on a key; the library reduces it modulo the topic's partitions. */
+const javaPartitioner = (_message: unknown, key?: Buffer): number => (key ? keyHash(key) : 0);
 
 const asBuffer = (v: Buffer | string): Buffer => (typeof v === 'string' ? Buffer.from(v) : v);
 
@@ -39,8 +43,9 @@ const retryDelayOf = (_client: unknown, _operation: string, attempt: number) =>
   Math.min(1_000, 100 * 2 ** (attempt - 1));
 
 /**
- * An idempotent producer, acks from all in-sync replicas. The compatibility partitioner is Java's (murmur2 & 0x7fffffff):
- * a key lands on the partition the Java client and librdkafka's murmur2 pick (the library's default partitioner does not).
+ * An idempotent producer, acks from all in-sync replicas. The partitioner is Java's (murmur2 & 0x7fffffff): a key lands
+ * on the partition the Java client and librdkafka's murmur2 pick (the library's default partitioner does not); ours
+ * (../murmur2.ts) computes the library's `compatibilityPartitioner` in 32-bit integers instead of BigInts.
  */
 export function createIdempotentProducer(client: KafkaClientOptions, options: ProducerOptions = {}): Producer {
   const base = baseOptionsOf(client);
@@ -49,7 +54,7 @@ export function createIdempotentProducer(client: KafkaClientOptions, options: Pr
     idempotent: true,
     acks: ProduceAcks.ALL,
     compression: options.compression ?? 'none',
-    partitioner: compatibilityPartitioner,
+    partitioner: javaPartitioner,
     retries: Math.max(2, options.retries ?? 5),
     retryDelay: retryDelayOf,
     ...(options.ackTimeoutMs !== undefined ? { timeout: options.ackTimeoutMs } : {}),

@@ -3,7 +3,6 @@
  * test, a producer, and polling helpers. Everything it opens, `close()` removes.
  */
 
-import { murmur2 } from '@platformatic/kafka';
 import { type IngestConfig, loadIngestConfig } from '../../../ingest/config.ts';
 import { createClickHouse } from '../../../platform/clickhouse.ts';
 import {
@@ -17,6 +16,7 @@ import {
   kafkaClientKindOf,
   type Producer,
 } from '../../../platform/kafka/index.ts';
+import { keyHash } from '../../../platform/kafka/murmur2.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../../schema/config.ts';
 import { migrateUp } from '../../../schema/migrations.ts';
 import { syntheticMessage } from '../../../testkit/ingest.ts';
@@ -60,7 +60,7 @@ function keyPerPartition(prefix: string): string[] {
   const keys = new Map<number, string>();
   for (let i = 0; keys.size < PARTITIONS; i++) {
     const key = `${prefix}-${i}`;
-    const p = (murmur2(Buffer.from(key)) & 0x7fffffff) % PARTITIONS;
+    const p = keyHash(Buffer.from(key)) % PARTITIONS;
     if (!keys.has(p)) keys.set(p, key);
   }
   return [...keys.values()];
