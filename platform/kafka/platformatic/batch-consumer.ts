@@ -284,6 +284,8 @@ export async function createBatchConsumer(
 
   const loop = async () => {
     while (running) {
+      // Taken before the iteration's awaits: a poke during them (a batch handled) must start the next iteration.
+      const poked = wakeup;
       while (ready.length > 0 && handling < concurrency) {
         const f = ready.shift() as Fetched;
         if (f.epoch !== epochOf(f.partition) || !assigned.has(f.partition)) {
@@ -320,7 +322,7 @@ export async function createBatchConsumer(
           continue;
         }
       }
-      await wakeup;
+      await poked;
     }
   };
 
