@@ -5,10 +5,12 @@
  * Prints sustained spans/s, p50/p99 request latency, and the collector process's CPU per 10k spans; medians of
  * ROUNDS rounds. The collector runs in a child process so its CPU is its own.
  *
- *   node --import tsx bench/collector-throughput.ts [--seconds 10] [--rounds 3] [--concurrency 8] [--compression gzip|none]
- *       [--decode-threads 0] [--producers 1] [--modes discard,kafka] [--clients kafkajs,platformatic]
- * Each Kafka client of --clients runs in every round, alternated with the others and the discard baseline; the
- * report gives each client's figures and the CPU and p99 ratios of each to the first.
+ *   node --import tsx bench/collector-throughput.ts [--seconds 10] [--rounds 3] [--concurrency 8]
+ *       [--compression gzip|zstd|lz4|none] [--decode-threads 0] [--producers 1] [--modes discard,kafka]
+ *       [--clients platformatic,platformatic:gzip]
+ * Each Kafka client of --clients (`client` or `client:codec`, the codec defaulting to --compression) runs in every
+ * round, alternated with the others and the discard baseline; the report gives each one's figures and the CPU and
+ * p99 ratios of each to the first.
  * The collector child runs with the V8 flags `tooltrail collector` uses (BENCH_DEFAULT_V8=1: without them);
  * BENCH_CHILD_NODE_ARGS adds more (e.g. --cpu-prof).
  */
@@ -17,7 +19,7 @@ import { randomBytes } from 'node:crypto';
 import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { loadCollectorConfig } from '../collector/config.ts';
+import { DEFAULT_KAFKA_COMPRESSION, loadCollectorConfig } from '../collector/config.ts';
 import { createCollector } from '../collector/factory.ts';
 import { COLLECTOR_NODE_FLAGS } from '../collector/node-flags.ts';
 import { Attr, EXECUTE_TOOL, GenAi, toolSpanName } from '../contract/index.ts';
@@ -26,12 +28,12 @@ import {
   deleteTopics,
   ensureTopics,
   KAFKA_CLIENTS,
-  type KafkaClientKind,
+  type KafkaCompression,
 } from '../platform/kafka/index.ts';
 import { metricValue } from '../platform/metrics/index.ts';
 import { encodeExportTraceServiceRequest, type KeyValue, type Span } from '../platform/otlp/index.ts';
 import { loadServicesConfig } from '../services/config.ts';
-import { clientsOf } from './support/kafka-clients.ts';
+import { clientsOf, compressionOf, type KafkaVariant, variantsOf } from './support/kafka-clients.ts';
 import { postOtlp } from './support/post-otlp.ts';
 import { printBenchReport, spread } from './support/report.ts';
 
@@ -44,7 +46,7 @@ const { values: args } = parseArgs({
     seconds: { type: 'string', default: '10' },
     rounds: { type: 'string', default: '3' },
     concurrency: { type: 'string', default: '8' },
-    compression: { type: 'string', default: 'gzip' },
+    compression: { type: 'string', default: DEFAULT_KAFKA_COMPRESSION },
     'decode-threads': { type: 'string', default: '0' },
     producers: { type: 'string', default: '1' },
     /** Comma-separated subset of discard,kafka (profiling one side); the report needs both. */
@@ -124,7 +126,8 @@ function percentile(sorted: number[], p: number): number {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] as number;
 
 /** A round's collector: the discard sink, or Kafka through one client. */
-type Side = 'discard' | KafkaClientKind;
+type Side = 'discard' | KafkaVariant;
+const labelOf = (side: Side) => (side === 'discard' ? side : side.label);
 
 async function startChild(side: Side, topic: string) {
   const child = fork(
@@ -132,11 +135,11 @@ async function startChild(side: Side, topic: string) {
     [
       '--serve',
       side === 'discard' ? 'discard' : 'kafka',
-      ...(side === 'discard' ? [] : ['--client', side]),
+      ...(side === 'discard' ? [] : ['--client', side.client]),
       '--topic',
       topic,
       '--compression',
-      args.compression ?? 'gzip',
+      side === 'discard' ? compressionOf(args.compression) : side.compression,
       '--decode-threads',
       args['decode-threads'] ?? '0',
       '--producers',
@@ -238,7 +241,9 @@ async function main() {
     `collector throughput: ${SPANS_PER_REQUEST} spans/request (${SPANS_PER_TRACE}/trace, ~${Math.round(bodies[0]!.length / 1024)} KiB protobuf), ` +
       `${concurrency} concurrent clients, ${seconds}s x ${rounds} rounds, Kafka ${services.kafka.brokers.join(',')} compression ${args.compression}, ${args['decode-threads']} decode thread(s), ${args.producers} producer(s), node ${process.env.BENCH_DEFAULT_V8 ? '(V8 defaults)' : COLLECTOR_NODE_FLAGS.join(' ')}`,
   );
-  const clients = args.modes?.split(',').includes('kafka') ? clientsOf(args.clients) : [];
+  const clients = args.modes?.split(',').includes('kafka')
+    ? variantsOf(args.clients, compressionOf(args.compression))
+    : [];
   const sides: Side[] = [...(args.modes?.split(',').includes('discard') ? ['discard' as const] : []), ...clients];
   const results = new Map<Side, RoundResult[]>(sides.map((s) => [s, []]));
   try {
@@ -249,7 +254,7 @@ async function main() {
         const r = await round(side, topic, bodies, seconds, concurrency);
         results.get(side)?.push(r);
         console.log(
-          `  round ${i + 1} ${side.padEnd(12)} ${Math.round(r.spansPerSec).toLocaleString('en-US').padStart(9)} spans/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  CPU ${r.cpuMsPer10k.toFixed(1)} ms/10k spans${r.non200 ? `  (${r.non200} non-200)` : ''}`,
+          `  round ${i + 1} ${labelOf(side).padEnd(18)} ${Math.round(r.spansPerSec).toLocaleString('en-US').padStart(9)} spans/s  p50 ${r.p50.toFixed(1)} ms  p99 ${r.p99.toFixed(1)} ms  CPU ${r.cpuMsPer10k.toFixed(1)} ms/10k spans${r.non200 ? `  (${r.non200} non-200)` : ''}`,
         );
       }
     }
@@ -268,26 +273,26 @@ async function main() {
     };
   };
   const ds = summary('discard');
-  const first = clients[0] as KafkaClientKind;
+  const first = clients[0] as KafkaVariant;
   const fs = summary(first);
   console.log('medians:');
   for (const c of clients) {
     const k = summary(c);
     console.log(
-      `  into Kafka (${c.padEnd(12)}) ${Math.round(k.spansPerSec).toLocaleString('en-US').padStart(9)} spans/s  p50 ${k.p50.toFixed(1)} ms  p99 ${k.p99.toFixed(1)} ms  collector CPU ${k.cpu.toFixed(1)} ms/10k spans`,
+      `  into Kafka (${c.label.padEnd(18)}) ${Math.round(k.spansPerSec).toLocaleString('en-US').padStart(9)} spans/s  p50 ${k.p50.toFixed(1)} ms  p99 ${k.p99.toFixed(1)} ms  collector CPU ${k.cpu.toFixed(1)} ms/10k spans`,
     );
   }
   console.log(
-    `  discard baseline            ${Math.round(ds.spansPerSec).toLocaleString('en-US').padStart(9)} spans/s  p50 ${ds.p50.toFixed(1)} ms  p99 ${ds.p99.toFixed(1)} ms  collector CPU ${ds.cpu.toFixed(1)} ms/10k spans`,
+    `  discard baseline                  ${Math.round(ds.spansPerSec).toLocaleString('en-US').padStart(9)} spans/s  p50 ${ds.p50.toFixed(1)} ms  p99 ${ds.p99.toFixed(1)} ms  collector CPU ${ds.cpu.toFixed(1)} ms/10k spans`,
   );
   for (const c of clients) {
     const k = summary(c);
     console.log(
-      `  ratio ${c}/discard: throughput ${(k.spansPerSec / ds.spansPerSec).toFixed(2)}x, CPU per span ${(k.cpu / ds.cpu).toFixed(2)}x; target >= 50,000 spans/s into Kafka: ${k.spansPerSec >= 50_000 ? 'met' : 'NOT met'}`,
+      `  ratio ${c.label}/discard: throughput ${(k.spansPerSec / ds.spansPerSec).toFixed(2)}x, CPU per span ${(k.cpu / ds.cpu).toFixed(2)}x; target >= 50,000 spans/s into Kafka: ${k.spansPerSec >= 50_000 ? 'met' : 'NOT met'}`,
     );
     if (c !== first) {
       console.log(
-        `  ratio ${c}/${first}: CPU per span ${(k.cpu / fs.cpu).toFixed(2)}x, p99 ${(k.p99 / fs.p99).toFixed(2)}x, throughput ${(k.spansPerSec / fs.spansPerSec).toFixed(2)}x`,
+        `  ratio ${c.label}/${first.label}: CPU per span ${(k.cpu / fs.cpu).toFixed(2)}x, p99 ${(k.p99 / fs.p99).toFixed(2)}x, throughput ${(k.spansPerSec / fs.spansPerSec).toFixed(2)}x`,
       );
     }
   }
@@ -300,7 +305,7 @@ async function main() {
     bench: 'collector-throughput',
     figures: clients.flatMap((c) => {
       // The first client keeps the figures' historical names; the others say which client they are.
-      const suffix = c === first ? '' : ` (${c})`;
+      const suffix = c === first ? '' : ` (${c.label})`;
       const kThroughput = of(c, 'spansPerSec');
       const kCpu = of(c, 'cpuMsPer10k');
       const kP99 = of(c, 'p99');
@@ -321,7 +326,7 @@ async function main() {
           baseline:
             c === first
               ? { name: 'discard sink', value: dCpu }
-              : { name: `${first}`, value: of(first, 'cpuMsPer10k').value },
+              : { name: first.label, value: of(first, 'cpuMsPer10k').value },
           ratio: c === first ? kCpu.value / dCpu : kCpu.value / of(first, 'cpuMsPer10k').value,
         },
         {
@@ -331,7 +336,7 @@ async function main() {
           ...(c === first
             ? {}
             : {
-                baseline: { name: `${first}`, value: of(first, 'p99').value },
+                baseline: { name: first.label, value: of(first, 'p99').value },
                 ratio: kP99.value / of(first, 'p99').value,
               }),
         },
@@ -351,7 +356,7 @@ async function serve(mode: string) {
       kafka: {
         topic: args.topic ?? 'otlp_spans_bench',
         createTopic: false,
-        compression: args.compression as 'gzip' | 'none',
+        compression: args.compression as KafkaCompression,
         producers: Number(args.producers),
         ...(args.client ? { client: clientsOf(args.client)[0] } : {}),
       },

@@ -12,7 +12,7 @@
  *
  *   node --import tsx bench/ingest-throughput.ts [--rows 200000] [--spans-per-message 8] [--rounds 3] [--rate 5000] [--seconds 20]
  *     [--skip-latency] [--digests]   (--digests: record audit digests in the ingest rounds, as `tooltrail ingest` does)
- *     [--clients kafkajs,platformatic]
+ *     [--clients platformatic] [--compression zstd|gzip|lz4|none]   (the pre-filled topic's codec)
  *
  * Each Kafka client of --clients (default: the default client alone) runs the ingest rounds and the latency run, alternated
  * with the others in one run (the order turned each round); the figures of every client after the first carry its
@@ -26,7 +26,7 @@ import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createDigestRecorder } from '../audit/recorder.ts';
-import { loadCollectorConfig } from '../collector/config.ts';
+import { DEFAULT_KAFKA_COMPRESSION, loadCollectorConfig } from '../collector/config.ts';
 import { createCollector } from '../collector/factory.ts';
 import { type IngestConfig, loadIngestConfig } from '../ingest/config.ts';
 import { emptyFlattenResult, flattenInto } from '../ingest/flatten.ts';
@@ -50,7 +50,7 @@ import { DEFAULT_RETENTION_DAYS } from '../schema/config.ts';
 import { migrateUp } from '../schema/migrations.ts';
 import { loadServicesConfig } from '../services/config.ts';
 import { syntheticMessage, syntheticRequest } from '../testkit/ingest.ts';
-import { clientsOf } from './support/kafka-clients.ts';
+import { clientsOf, compressionOf } from './support/kafka-clients.ts';
 import { postOtlp } from './support/post-otlp.ts';
 import { type BenchFigure, printBenchReport, spread } from './support/report.ts';
 import { localClickHouseCpu } from './support/server-cpu.ts';
@@ -70,6 +70,8 @@ const { values: args } = parseArgs({
     clients: { type: 'string', default: DEFAULT_KAFKA_CLIENT },
     // Record tamper-evidence digests as `tooltrail ingest` does (cli/ingest.ts); off by default (comparable runs).
     digests: { type: 'boolean', default: false },
+    /** The codec of the pre-filled topic's batches (default: the collector's). */
+    compression: { type: 'string', default: DEFAULT_KAFKA_COMPRESSION },
     serve: { type: 'string' },
   },
 });
@@ -125,7 +127,7 @@ function cpuText(r: ThroughputRound): string {
 async function prefill(topic: string, messages: number): Promise<void> {
   const kafka = createKafkaClient({ brokers: svc.kafka.brokers, clientId: 'bench-ingest', quiet: true });
   await ensureTopics(kafka, [{ topic, numPartitions: PARTITIONS }]);
-  const producer = createIdempotentProducer(kafka);
+  const producer = createIdempotentProducer(kafka, { compression: compressionOf(args.compression) });
   await producer.connect();
   const startMs = Date.now();
   for (let i = 0; i < messages; i += 200) {
@@ -411,7 +413,7 @@ async function main(): Promise<void> {
   const ch = clickhouse();
   const topic = `otlp_bench_prefilled_${stamp()}`;
   console.log(
-    `ingest-throughput: ${fmt(expected)} tool spans in ${fmt(messages)} messages, ${PARTITIONS} partitions, Kafka client(s) ${clients.join(', ')}` +
+    `ingest-throughput: ${fmt(expected)} tool spans in ${fmt(messages)} messages, ${PARTITIONS} partitions, Kafka client(s) ${clients.join(', ')}, ${args.compression} batches` +
       (args.digests ? '; ingest rounds record audit digests' : ''),
   );
   await prefill(topic, messages);

@@ -4,14 +4,8 @@
  * killed -9 and restarted in turn while the others take its partitions.
  */
 import type { Stack } from '../cli/stack/processes.ts';
-import {
-  createKafkaClient,
-  type KafkaClient,
-  type PartitionState,
-  partitionStates,
-  reassignmentsInProgress,
-  reassignPartition,
-} from '../platform/kafka/index.ts';
+import { createKafkaClient, type KafkaClient, type PartitionState, partitionStates } from '../platform/kafka/index.ts';
+import { reassignmentsInProgress, reassignPartition } from './kafka-reassign.ts';
 
 export const CLUSTER_FAULT_KINDS = ['broker-kill9', 'partition-reassign', 'ingest-rolling-kill9'] as const;
 export type ClusterFaultKind = (typeof CLUSTER_FAULT_KINDS)[number];
@@ -186,7 +180,7 @@ export async function injectClusterFault(
         throw new Error(`partition ${p.partition} has replicas ${p.replicas}`);
       const t0 = Date.now();
       // Off its leader (leadership must move), then back (that broker copies the partition again from the others).
-      await reassignPartition(kafka, stack.topic, p.partition, rest);
+      await reassignPartition(stack.kafkaBrokers, stack.topic, p.partition, rest);
       let mid: PartitionState[] = [];
       await until(
         `partition ${p.partition} reassigned to [${rest}]`,
@@ -194,7 +188,7 @@ export async function injectClusterFault(
           mid = await partitionStates(kafka, stack.topic);
           const q = mid.find((x) => x.partition === p.partition);
           return (
-            (await reassignmentsInProgress(kafka, stack.topic)).length === 0 &&
+            (await reassignmentsInProgress(stack.kafkaBrokers, stack.topic)).length === 0 &&
             q !== undefined &&
             q.replicas.length === rest.length &&
             q.leader !== first
@@ -204,13 +198,13 @@ export async function injectClusterFault(
       );
       const moved = countMoves(before, mid);
       const back = [...rest, first];
-      await reassignPartition(kafka, stack.topic, p.partition, back);
+      await reassignPartition(stack.kafkaBrokers, stack.topic, p.partition, back);
       await until(
         `partition ${p.partition} reassigned back to [${back}]`,
         async () => {
           const q = (await partitionStates(kafka, stack.topic)).find((x) => x.partition === p.partition);
           return (
-            (await reassignmentsInProgress(kafka, stack.topic)).length === 0 &&
+            (await reassignmentsInProgress(stack.kafkaBrokers, stack.topic)).length === 0 &&
             q !== undefined &&
             q.replicas.length === back.length &&
             q.isr.length === back.length

@@ -5,7 +5,7 @@
  *     [--clickhouse-outage 30s] [--burst-concurrency 256] [--burst-duration 5s] [--lost-answers 0.01]
  *     [--kafka-brokers 3 --ingest-instances 3 --faults broker-kill9,partition-reassign,ingest-rolling-kill9,...]
  *     [--spans-per-request 200] [--tenants 4] [--store-drain 3m]
- *     [--kafka-client kafkajs|platformatic] [--log-dir DIR]
+ *     [--kafka-client platformatic] [--log-dir DIR]
  *
  * Exits 1 when an acknowledged span was lost or a span was stored twice.
  */

@@ -79,8 +79,8 @@ export function registerDlqCommands(program: Command, io: DlqIo = defaultIo): vo
         process.exitCode = 2;
         return;
       }
-      const { KafkaConnectError } = await import('../platform/kafka/index.ts');
-      if (err instanceof KafkaConnectError || (err instanceof Error && err.name.startsWith('KafkaJS'))) {
+      const { isKafkaClientError } = await import('../platform/kafka/index.ts');
+      if (isKafkaClientError(err)) {
         const cause =
           err.cause instanceof Error && !err.message.includes(err.cause.message) ? `: ${err.cause.message}` : '';
         io.err(

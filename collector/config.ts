@@ -15,7 +15,12 @@ import {
   loadConnectionSettings,
 } from '../platform/connections.ts';
 import { type KafkaSecurity, kafkaSecurityProblems, SASL_MECHANISMS } from '../platform/kafka/security.ts';
-import { KAFKA_CLIENTS, type KafkaClientKind } from '../platform/kafka/types.ts';
+import {
+  KAFKA_CLIENTS,
+  KAFKA_COMPRESSIONS,
+  type KafkaClientKind,
+  type KafkaCompression,
+} from '../platform/kafka/types.ts';
 import { Secret } from '../platform/secret.ts';
 import { DEFAULT_HOST, DEFAULT_PORT, METRICS_TOKEN_ENV, TOKENS_ENV } from './endpoint.ts';
 
@@ -122,7 +127,7 @@ export interface CollectorConfig {
     brokers: string[];
     topic: string;
     clientId: string;
-    compression: 'none' | 'gzip';
+    compression: KafkaCompression;
     /** Idempotent producers sending in parallel (each has one produce request in flight per broker). */
     producers: number;
     sendTimeoutMs: number;
@@ -136,10 +141,13 @@ export interface CollectorConfig {
     tls: KafkaSecurity['tls'];
     /** SASL: `mechanism` (none, plain, scram-sha-256, scram-sha-512), `username`, `password`. Default from TOOLTRAIL_KAFKA_SASL_*. */
     sasl: KafkaSecurity['sasl'];
-    /** The client library: `kafkajs` or `platformatic` (@platformatic/kafka). Default from TOOLTRAIL_KAFKA_CLIENT. */
+    /** The client library: `platformatic` (@platformatic/kafka), the only one. Default from TOOLTRAIL_KAFKA_CLIENT. */
     client: KafkaClientKind;
   };
 }
+
+/** The codec of the record batches the collector writes (docs/performance.md, "The Kafka client"). */
+export const DEFAULT_KAFKA_COMPRESSION: KafkaCompression = 'zstd';
 
 export function defaultCollectorConfig(env: NodeJS.ProcessEnv = process.env): CollectorConfig {
   const kafka = loadConnectionSettings(env).kafka;
@@ -169,7 +177,7 @@ export function defaultCollectorConfig(env: NodeJS.ProcessEnv = process.env): Co
       brokers: kafka.brokers,
       topic: DEFAULT_TOPIC,
       clientId: 'tooltrail-collector',
-      compression: 'gzip',
+      compression: DEFAULT_KAFKA_COMPRESSION,
       producers: DEFAULT_PRODUCERS,
       sendTimeoutMs: DEFAULT_SEND_TIMEOUT_MS,
       batchMaxBytes: DEFAULT_BATCH_MAX_BYTES,
@@ -228,7 +236,7 @@ const Schema = z.strictObject({
     brokers: z.array(nonEmpty).min(1, 'must list at least one broker'),
     topic: nonEmpty.regex(/^[A-Za-z0-9._-]{1,249}$/, 'must be a valid Kafka topic name'),
     clientId: nonEmpty,
-    compression: z.enum(['none', 'gzip']),
+    compression: z.enum(KAFKA_COMPRESSIONS, { error: `must be one of ${KAFKA_COMPRESSIONS.join(', ')}` }),
     producers: positiveInt.max(16),
     sendTimeoutMs: positiveInt,
     batchMaxBytes: positiveInt,

@@ -22,7 +22,7 @@ export interface Collector {
 
 export interface CreateCollectorOptions {
   logger?: FastifyServerOptions['logger'];
-  /** Silence kafkajs' own error log. */
+  /** Silence the Kafka client's own error log. */
   quiet?: boolean;
   /** Where start-up notes go (warnings such as the no-auth banner); default console.error. */
   notify?: (line: string) => void;

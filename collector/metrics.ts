@@ -27,6 +27,7 @@ export class CollectorMetrics {
   readonly requestDuration;
   readonly kafkaSendDuration;
   readonly kafkaMessages;
+  readonly fastPathDeclines;
 
   constructor(options: CollectorMetricsOptions = {}) {
     this.tenantLabels = options.tenantLabels ?? false;
@@ -81,6 +82,11 @@ export class CollectorMetrics {
       'tooltrail_collector_kafka_messages_total',
       'Kafka messages sent, by outcome (ok, failed)',
       ['outcome'],
+    );
+    this.fastPathDeclines = r.counter(
+      'tooltrail_collector_fast_path_declines_total',
+      'Protobuf requests the fast path left to the general path (same answer, more CPU), by reason',
+      ['reason'],
     );
     r.gauge('tooltrail_collector_sink_up', 'Whether the sink accepts writes (0: breaker open)', [], () => this.sinkUp);
     r.gauge(

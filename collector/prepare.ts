@@ -14,7 +14,7 @@ import {
   type Span,
 } from '../platform/otlp/index.ts';
 import { refuse } from './errors.ts';
-import { prepareProtobufFast } from './prepare-fast.ts';
+import { type FastPathDecline, prepareProtobufFast } from './fast/prepare.ts';
 import { splitByTrace, type TraceMessage } from './split-by-trace.ts';
 import {
   type FlagReason,
@@ -41,6 +41,8 @@ export interface PreparedSummary {
   errorMessage: string;
   /** Resources that claimed another tenant than the credential's. */
   tenantOverrides: number;
+  /** Why the protobuf fast path left this body to the general path (absent: it took it, or the body is JSON). */
+  fastPathDecline?: FastPathDecline;
 }
 
 export interface Prepared extends PreparedSummary {
@@ -113,10 +115,9 @@ export function prepare(body: Buffer, format: BodyFormat, tenant: string): Prepa
  * (collector/fast/: same result, no span decoded; a span to reject or flag takes the general path); any other body the general one.
  */
 export function prepareMessages(body: Buffer, format: BodyFormat, tenant: string): PreparedMessages {
-  if (format === 'protobuf') {
-    const fast = prepareProtobufFast(body, tenant);
-    if (fast) return fast;
-  }
+  const fast = format === 'protobuf' ? prepareProtobufFast(body, tenant) : undefined;
+  if (typeof fast === 'object') return fast;
   const { request, encodedSpan, ...summary } = prepare(body, format, tenant);
-  return { ...summary, messages: summary.accepted > 0 ? splitByTrace(request, encodedSpan) : [] };
+  const messages = summary.accepted > 0 ? splitByTrace(request, encodedSpan) : [];
+  return fast === undefined ? { ...summary, messages } : { ...summary, fastPathDecline: fast, messages };
 }

@@ -67,7 +67,7 @@ export interface IngestConfig {
     tls: KafkaSecurity['tls'];
     /** SASL (TOOLTRAIL_KAFKA_SASL_*): `mechanism`, `username`, `password`. */
     sasl: KafkaSecurity['sasl'];
-    /** The client library (TOOLTRAIL_KAFKA_CLIENT): `kafkajs` or `platformatic` (@platformatic/kafka). */
+    /** The client library (TOOLTRAIL_KAFKA_CLIENT): `platformatic` (@platformatic/kafka), the only one. */
     client: KafkaClientKind;
   };
   clickhouse: {

@@ -250,7 +250,7 @@ export class IngestLoop {
     this.deadLetterLog.close();
   }
 
-  /** After any group join, kafkajs restarts from committed offsets: forget buffers and re-load recorded ranges. */
+  /** After any group join the consumer restarts from committed offsets: forget buffers and re-load recorded ranges. */
   onAssignment(assigned: number[]): void {
     this.joins++;
     for (const [p, st] of this.partitions) {
@@ -386,7 +386,7 @@ export class IngestLoop {
     this.o.metrics.consumerLag.set({ partition: String(p) }, Math.max(0, highWatermark - firstOffset));
 
     while (st.buffer.length > 0 && !this.stopping && control.isActive()) {
-      // A group join during the previous await reset this partition: kafkajs re-delivers from the commit.
+      // A group join during the previous await reset this partition: the consumer re-delivers from the commit.
       if (!st.planner || this.partitions.get(p) !== st) return;
       const buffer = st.buffer;
       await this.decodeForPlan(buffer);
@@ -535,9 +535,9 @@ export class IngestLoop {
   }
 
   /**
-   * Between INTENT and STORE: does the group still give this member the partition? A member the group dropped keeps
-   * fetching until its next heartbeat (kafkajs heartbeats between batches only, so a long batch outlives its
-   * session), and its rows would double those the partition's new owner stores under ranges cut differently. The
+   * Between INTENT and STORE: does the group still give this member the partition? A member the group dropped (its
+   * process stalled past its session: a long pause, a stopped VM) keeps going until its next heartbeat, and its rows
+   * would double those the partition's new owner stores under ranges cut differently. The
    * coordinator refuses it once a generation without it exists, and an INTENT recorded before a yes is read by that
    * new owner, which replays the same range with the same token (docs/exactly-once.md, "Rebalance").
    */

@@ -8,6 +8,8 @@ export interface OtelKafkaOut {
   metricsPort: number;
   brokers: string[];
   topic: string;
+  /** The codec tooltrail's collector writes with, and its level there (the anchor is set the same). */
+  compression: { codec: 'gzip' | 'zstd' | 'lz4' | 'none'; level: number | undefined };
 }
 
 export interface OtelClickHouseOut {
@@ -36,10 +38,10 @@ function telemetry(metricsPort: number): string {
 const yamlList = (xs: string[]) => `[${xs.map((x) => JSON.stringify(x)).join(', ')}]`;
 
 /**
- * OTLP/HTTP -> batch -> Kafka, set as tooltrail's collector writes: acks from all in-sync replicas, gzip at level 1
- * (ours; at its default level the OTel Collector spends more CPU for a topic ~6% smaller, so the same level keeps
- * the CPU comparison like with like), keyed by trace id (one trace stays in one partition). The exporter's queue blocks when full instead of dropping, so
- * every span the receiver accepted reaches Kafka (the bench waits for sent_spans to reach what it sent).
+ * OTLP/HTTP -> batch -> Kafka, set as tooltrail's collector writes: acks from all in-sync replicas, the same codec at
+ * the same level (the CPU comparison stays like with like: the level moves both sides' CPU), keyed by trace id (one
+ * trace stays in one partition). The exporter's queue blocks when full instead of dropping, so every span the
+ * receiver accepted reaches Kafka (the bench waits for sent_spans to reach what it sent).
  */
 export function otelKafkaConfig(o: OtelKafkaOut): string {
   return `receivers:
@@ -58,9 +60,7 @@ exporters:
     partition_traces_by_id: true
     producer:
       required_acks: -1
-      compression: gzip
-      compression_params:
-        level: 1
+      compression: ${o.compression.codec}${o.compression.level === undefined ? '' : `\n      compression_params:\n        level: ${o.compression.level}`}
     sending_queue:
       block_on_overflow: true
 service:

@@ -7,14 +7,16 @@
  *
  * On the reader's subset the generated decoding reads the same values, so the result is byte for byte what
  * `prepare` + `splitByTrace` produce (test/unit/collector/prepare-fast.test.ts). Bytes outside the subset, and any
- * span to reject, flag or change, return undefined: the general path then decides (refusal, partial success)
- * exactly as before.
+ * span to reject, flag or change, are declined with the reason (FAST_PATH_DECLINES, counted in the collector's
+ * metrics): the general path then decides (refusal, partial success) exactly as before. Nothing else is caught: an
+ * error of this code surfaces.
  */
 import {
   decodeInstrumentationScopeAt as decodeInstrumentationScopeAt$,
   decodeResourceAt as decodeResourceAt$,
   encodeInstrumentationScope as encodeInstrumentationScope$,
   encodeResource as encodeResource$,
+  OtlpDecodeError,
   type Resource,
 } from '../../platform/otlp/index.ts';
 import {
@@ -56,6 +58,20 @@ const spanPlain = spanPlain$;
 
 const EMPTY = Buffer.alloc(0);
 
+/** Why the fast path left a protobuf body to the general path. */
+export const FAST_PATH_DECLINES = [
+  /** Bytes outside the reader's subset (unknown fields, other wire types, long varints, invalid UTF-8, ...). */
+  'outside_subset',
+  /** A request without spans. */
+  'no_spans',
+  /** A span to reject, to flag or to change (collector/fast/span-rules.ts). */
+  'span_not_plain',
+  /** A resource or a scope that does not decode, is not one exact message, has invalid UTF-8 or a bad attribute. */
+  'resource_not_plain',
+  'scope_not_plain',
+] as const;
+export type FastPathDecline = (typeof FAST_PATH_DECLINES)[number];
+
 // The request being read.
 let body: Buffer = EMPTY;
 let scopes: ScopeInfo[] = [];
@@ -64,6 +80,24 @@ let traces: Trace[] = [];
 let byKey = new Map<string, Trace>();
 let spans = 0;
 let last: Trace | undefined;
+/** Set by the visitor before it stops the reader. */
+let declined: FastPathDecline | undefined;
+
+/** Stops the reader for `reason`. */
+function decline(reason: FastPathDecline): never {
+  declined = reason;
+  throw OUTSIDE;
+}
+
+/** A resource's or scope's generated decoding, or the decline when its bytes are not one such message. */
+function decodedPart<T>(decode: () => T, reason: FastPathDecline): T {
+  try {
+    return decode();
+  } catch (err) {
+    if (err instanceof OtlpDecodeError) decline(reason);
+    throw err;
+  }
+}
 
 function sameId(a: number, b: number): boolean {
   for (let i = 0; i < 16; i++) if (body[a + i] !== body[b + i]) return false;
@@ -80,9 +114,9 @@ const visitor: TraceRequestVisitor = {
       spans: 0,
     };
     if (resource.from >= 0) {
-      const part = decodeResourceAt(body, resource.from, resource.to);
-      if (!part.exact || part.invalidUtf8 > 0) throw OUTSIDE;
-      if (attributeProblem(part.message.attributes, 'resource')) throw OUTSIDE;
+      const part = decodedPart(() => decodeResourceAt(body, resource.from, resource.to), 'resource_not_plain');
+      if (!part.exact || part.invalidUtf8 > 0) decline('resource_not_plain');
+      if (attributeProblem(part.message.attributes, 'resource')) decline('resource_not_plain');
       ri.rs.resource = part.message;
     }
     resources.push(ri);
@@ -95,15 +129,15 @@ const visitor: TraceRequestVisitor = {
       urlEnd: scope.schemaUrl + scope.schemaUrlLen,
     };
     if (scope.from >= 0) {
-      const part = decodeInstrumentationScopeAt(body, scope.from, scope.to);
-      if (!part.exact || part.invalidUtf8 > 0) throw OUTSIDE;
-      if (attributeProblem(part.message.attributes ?? undefined, 'scope')) throw OUTSIDE;
+      const part = decodedPart(() => decodeInstrumentationScopeAt(body, scope.from, scope.to), 'scope_not_plain');
+      if (!part.exact || part.invalidUtf8 > 0) decline('scope_not_plain');
+      if (attributeProblem(part.message.attributes ?? undefined, 'scope')) decline('scope_not_plain');
       si.scope = encodeInstrumentationScope(part.message);
     }
     scopes.push(si);
   },
   span() {
-    if (!spanPlain(body)) throw OUTSIDE;
+    if (!spanPlain(body)) decline('span_not_plain');
     const n = spans++;
     recordSpan(body, n, span.tagAt, span.from, span.to, scopes.length - 1);
     (resources[resources.length - 1] as ResourceInfo).spans++;
@@ -126,9 +160,9 @@ const visitor: TraceRequestVisitor = {
 
 /**
  * Prepares a protobuf body whose spans are all valid: the same result as `prepareMessages(body, 'protobuf',
- * tenant)`, or undefined when the general path must decide.
+ * tenant)`, or why the general path must decide.
  */
-export function prepareProtobufFast(bytes: Buffer, tenant: string): PreparedMessages | undefined {
+export function prepareProtobufFast(bytes: Buffer, tenant: string): PreparedMessages | FastPathDecline {
   body = bytes;
   scopes = [];
   resources = [];
@@ -136,8 +170,10 @@ export function prepareProtobufFast(bytes: Buffer, tenant: string): PreparedMess
   byKey = new Map();
   spans = 0;
   last = undefined;
+  declined = undefined;
   try {
-    if (!readTraceRequest(bytes, visitor) || spans === 0) return undefined;
+    if (!readTraceRequest(bytes, visitor)) return declined ?? 'outside_subset';
+    if (spans === 0) return 'no_spans';
     // Tenant: stamped on every resource that has spans, as stampTenant does on the validated request.
     const withSpans = resources.filter((ri) => ri.spans > 0);
     const tenantOverrides = stampTenant({ resourceSpans: withSpans.map((ri) => ri.rs) }, tenant);
@@ -153,10 +189,6 @@ export function prepareProtobufFast(bytes: Buffer, tenant: string): PreparedMess
       tenantOverrides,
       messages: assembleTraces(bytes, traces, scopes, resources),
     };
-  } catch (err) {
-    // The generated decoding of a resource or scope threw: the general path refuses the body as it always did.
-    if (err instanceof Error) return undefined;
-    throw err;
   } finally {
     body = EMPTY;
     scopes = [];

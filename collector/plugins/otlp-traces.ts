@@ -17,9 +17,9 @@ import { Admission, type AdmissionTicket } from '../admission.ts';
 import { readBody } from '../body.ts';
 import { type CollectorConfig, decodedReservation, tenantLimits } from '../config.ts';
 import { CollectorHttpError, refuse } from '../errors.ts';
+import { type FastPathDecline, prepareProtobufFast } from '../fast/prepare.ts';
 import type { CollectorMetrics } from '../metrics.ts';
 import { type BodyFormat, type PreparedSummary, prepare } from '../prepare.ts';
-import { prepareProtobufFast } from '../prepare-fast.ts';
 import type { PreparePool } from '../prepare-pool.ts';
 import type { RejectionWindow } from '../rejection-window.ts';
 import type { SenderLog } from '../sender-log.ts';
@@ -136,6 +136,7 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
     if (summary.samples.length > 0) options.senderLog?.record(tenant, summary);
     if (summary.byReason.length > 0) options.rejectionWindow?.record(tenant, summary);
     if (summary.tenantOverrides > 0) metrics.tenantOverrides.inc(metrics.of(tenant), summary.tenantOverrides);
+    if (summary.fastPathDecline) metrics.fastPathDeclines.inc({ reason: summary.fastPathDecline });
   };
 
   /**
@@ -151,16 +152,18 @@ const otlpTraces: FastifyPluginAsync<OtlpTracesOptions> = async (app, options) =
         ? { ...summary, written: sink.writeEncoded(messages, { tenant, spanCount: summary.accepted }) }
         : summary;
     }
+    let declined: FastPathDecline | undefined;
     if (sink.writeEncoded && format === 'protobuf') {
       const fast = prepareProtobufFast(body, tenant);
-      if (fast) {
+      if (typeof fast === 'object') {
         const { messages, ...summary } = fast;
         count(summary, tenant);
         return { ...summary, written: sink.writeEncoded(messages, { tenant, spanCount: summary.accepted }) };
       }
+      declined = fast;
     }
     const { request, encodedSpan, ...summary } = prepare(body, format, tenant);
-    count(summary, tenant);
+    count(declined === undefined ? summary : { ...summary, fastPathDecline: declined }, tenant);
     if (summary.accepted === 0) return summary;
     const context = { tenant, spanCount: summary.accepted, ...(encodedSpan ? { encodedSpan } : {}) };
     return { ...summary, written: sink.write(request, context) };

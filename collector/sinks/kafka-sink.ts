@@ -4,9 +4,9 @@
  * recognises the same message re-sent by a client, platform/kafka/message-id.ts), produced by an idempotent producer with acks from all
  * in-sync replicas. A write resolves only when Kafka acknowledged every message of its request.
  *
- * kafkajs sends each `send()` as its own produce request and has no linger, and an idempotent kafkajs producer
- * has one produce request in flight per broker; so the sink batches itself over `kafka.producers` producers: while
- * they are all busy, the writes that arrive wait and leave together in the next send (no added latency when idle).
+ * The producer sends each `send()` as its own produce request and has no linger, and an idempotent producer has one
+ * produce request in flight per broker; so the sink batches itself over `kafka.producers` producers: while they are
+ * all busy, the writes that arrive wait and leave together in the next send (no added latency when idle).
  * A failure, or no acknowledgement within `sendTimeoutMs`, opens a breaker for `unavailableRetryAfterSeconds` during
  * which writes fail at once with SinkUnavailableError (HTTP 503 + Retry-After) instead of piling up, then the next
  * batch probes Kafka again. A write still queued at its timeout is refused and never sent; a write already handed to a
@@ -81,7 +81,7 @@ export function createKafkaSink(options: KafkaSinkOptions): KafkaSpanSink {
     retries: 2,
     quiet: options.quiet ?? false,
   };
-  // kafkajs retries a failed send with the same producer id and sequence numbers, so the broker drops a batch it
+  // The producer retries a failed send with the same producer id and sequence numbers, so the broker drops a batch it
   // already appended (idempotence). 10 retries at 0.1-1 s backoff span ~7.5 s of refused connections: a broker
   // restart. Giving up sooner answers 503 for a batch the broker may have appended before it stopped, and the
   // client's retry (a new producer after `reset`) stores it twice: the chaos soak caught exactly that.
@@ -112,7 +112,7 @@ export function createKafkaSink(options: KafkaSinkOptions): KafkaSpanSink {
       }
     });
 
-  /** One idempotent producer per slot; kafkajs holds one produce request per broker at a time per producer. */
+  /** One idempotent producer per slot; a producer holds one produce request per broker at a time. */
   interface Slot {
     producer?: Producer;
     connected?: Promise<void>;

@@ -15,15 +15,3 @@ export const describeCluster = (kafka: KafkaClient): Promise<{ clusterId: string
 /** Leader, replicas and in-sync replicas of each partition of `topic`, from fresh metadata. */
 export const partitionStates = (kafka: KafkaClient, topic: string): Promise<PartitionState[]> =>
   kafka.partitionStates(topic);
-
-/** Moves one partition onto `replicas` (the first is the preferred leader) with the AlterPartitionReassignments API. */
-export const reassignPartition = (
-  kafka: KafkaClient,
-  topic: string,
-  partition: number,
-  replicas: number[],
-): Promise<void> => kafka.reassignPartition(topic, partition, replicas);
-
-/** Partitions of `topic` whose reassignment the controller has not finished. */
-export const reassignmentsInProgress = (kafka: KafkaClient, topic: string): Promise<number[]> =>
-  kafka.reassignmentsInProgress(topic);

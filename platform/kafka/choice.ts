@@ -3,7 +3,7 @@ import { KAFKA_CLIENTS, type KafkaClientKind } from './types.ts';
 
 export const KAFKA_CLIENT_ENV = 'TOOLTRAIL_KAFKA_CLIENT';
 /** The client used when none is chosen (docs/performance.md, "The Kafka client"). */
-export const DEFAULT_KAFKA_CLIENT: KafkaClientKind = 'kafkajs';
+export const DEFAULT_KAFKA_CLIENT: KafkaClientKind = 'platformatic';
 
 export class KafkaClientChoiceError extends Error {
   override name = 'KafkaClientChoiceError';

@@ -1,7 +1,8 @@
 /**
  * Connection failures in words a user can act on: which SASL mechanism was refused, whether the broker's
- * certificate was not trusted or the client's refused, and the setting that fixes it. kafkajs reports the first
- * as a SASL error and the others as retried connection errors ("Connection error: unable to verify ...").
+ * certificate was not trusted or the client's refused, and the setting that fixes it. The client reports the first
+ * as an authentication error that does not name the mechanism, and the others as network errors whose causes carry
+ * the TLS alert or verification failure.
  */
 import { kafkaSecurityEnvKey } from './security.ts';
 
@@ -21,13 +22,6 @@ export class KafkaConnectError extends Error {
 const UNTRUSTED =
   /unable to verify the first certificate|self[- ]signed certificate|unable to get (local )?issuer certificate|certificate has expired|Hostname\/IP does not match|ERR_TLS_CERT_ALTNAME_INVALID/i;
 const CLIENT_REFUSED = /alert bad certificate|certificate required|alert unknown ca|alert handshake failure/i;
-/** kafkajs spells mechanisms `SCRAM SHA256`; users configure `SCRAM-SHA-256`. */
-const MECHANISM = /SASL (PLAIN|SCRAM SHA256|SCRAM SHA512)/;
-const MECHANISM_NAMES: Record<string, string> = {
-  PLAIN: 'PLAIN',
-  'SCRAM SHA256': 'SCRAM-SHA-256',
-  'SCRAM SHA512': 'SCRAM-SHA-512',
-};
 
 /** `err` and every error under it (causes, and the errors an AggregateError gathers), breadth first, bounded. */
 function errorsUnder(err: unknown): Error[] {
@@ -47,26 +41,18 @@ const codeOf = (e: Error): unknown => (e as Error & { code?: unknown }).code;
 
 /**
  * The error to report for `err`: a KafkaConnectError when it is a TLS or SASL refusal, else `err` itself.
- * `mechanism` names the configured SASL mechanism, for clients whose errors do not (@platformatic/kafka).
+ * `mechanism` names the configured SASL mechanism (the client's errors do not).
  */
 export function explainKafkaError(err: unknown, mechanism?: string): unknown {
   if (!(err instanceof Error) || err instanceof KafkaConnectError) return err;
   const all = errorsUnder(err);
   const text = all.map((e) => e.message).join(' / ');
   const sasl = all.some(
-    (e) =>
-      e.name === 'KafkaJSSASLAuthenticationError' ||
-      codeOf(e) === 'PLT_KFK_AUTHENTICATION' ||
-      /SASL .*authentication failed/i.test(e.message),
+    (e) => codeOf(e) === 'PLT_KFK_AUTHENTICATION' || /SASL .*authentication failed/i.test(e.message),
   );
   if (sasl) {
-    const named = MECHANISM_NAMES[MECHANISM.exec(text)?.[1] ?? ''] ?? mechanism ?? 'SASL';
-    const detail =
-      all
-        .find((e) => /^SASL [A-Z0-9 ]+ authentication failed: /.test(e.message))
-        ?.message.replace(/^SASL [A-Z0-9 ]+ authentication failed: /, '') ??
-      all.at(-1)?.message ??
-      text;
+    const named = mechanism ?? 'SASL';
+    const detail = all.at(-1)?.message ?? text;
     return new KafkaConnectError(
       'sasl_authentication_failed',
       `Kafka refused SASL ${named} authentication (${detail}); check ${kafkaSecurityEnvKey('sasl.username')}, ${kafkaSecurityEnvKey('sasl.password')} and ${kafkaSecurityEnvKey('sasl.mechanism')}`,
@@ -98,4 +84,9 @@ export async function explained<T>(fn: () => Promise<T>, mechanism?: string): Pr
   } catch (err) {
     throw explainKafkaError(err, mechanism);
   }
+}
+
+/** True for an error the Kafka client raised (connecting, a request, a timeout), not one of the caller's. */
+export function isKafkaClientError(err: unknown): err is Error {
+  return err instanceof KafkaConnectError || (err instanceof Error && String(codeOf(err)).startsWith('PLT_KFK_'));
 }

@@ -1,11 +1,15 @@
 /**
- * The Kafka interface every caller sees: no kafkajs or @platformatic/kafka type crosses it. Each client
- * (platform/kafka/kafkajs/, platform/kafka/platformatic/) implements `KafkaClient`; client.ts picks one.
+ * The Kafka interface every caller sees: no client library's type crosses it. The client (platform/kafka/platformatic/)
+ * implements `KafkaClient`; client.ts loads it. Another client is one folder beside it and one line in client.ts.
  */
 import type { KafkaSecurity } from './security.ts';
 
-export const KAFKA_CLIENTS = ['kafkajs', 'platformatic'] as const;
+export const KAFKA_CLIENTS = ['platformatic'] as const;
 export type KafkaClientKind = (typeof KAFKA_CLIENTS)[number];
+
+/** Record batch codecs a producer may use (every consumer here reads all of them). */
+export const KAFKA_COMPRESSIONS = ['none', 'gzip', 'zstd', 'lz4'] as const;
+export type KafkaCompression = (typeof KAFKA_COMPRESSIONS)[number];
 
 export interface KafkaClientOptions {
   brokers: string[];
@@ -63,8 +67,8 @@ export interface Producer {
 }
 
 export interface ProducerOptions {
-  /** Batch compression (gzip runs on libuv's thread pool). */
-  compression?: 'none' | 'gzip';
+  /** Batch compression. */
+  compression?: KafkaCompression;
   /**
    * Retries of one send inside the client (at least 1), 0.1 s doubling to 1 s apart. They keep the producer id and
    * sequence numbers, so a retry of a batch the broker already appended is dropped by the broker; a caller's own
@@ -187,10 +191,6 @@ export interface KafkaClient {
   describeCluster(): Promise<{ clusterId: string; brokers: number }>;
   /** Leader, replicas and in-sync replicas of each partition of `topic`, from fresh metadata. */
   partitionStates(topic: string): Promise<PartitionState[]>;
-  /** Moves one partition onto `replicas` (the first is the preferred leader). */
-  reassignPartition(topic: string, partition: number, replicas: number[]): Promise<void>;
-  /** Partitions of `topic` whose reassignment the controller has not finished. */
-  reassignmentsInProgress(topic: string): Promise<number[]>;
   /** The group's lag per partition of `topic`: high watermark minus committed offset (or minus the log start). */
   fetchConsumerLag(groupId: string, topic: string): Promise<PartitionLag[]>;
 }

@@ -238,11 +238,16 @@ export interface CheckedPart<T> {
 function decodePart<T>(type: Codec<T>, buf: Buffer, start: number, end: number): CheckedPart<T> {
   const reader = new CheckedReader(buf);
   reader.pos = start;
-  const message = type.decode(reader, end - start);
+  let message: T;
+  try {
+    message = type.decode(reader, end - start);
+  } catch (err) {
+    throw new OtlpDecodeError(`not a valid part of an ExportTraceServiceRequest: ${(err as Error).message}`);
+  }
   return { message, invalidUtf8: reader.invalidUtf8, exact: reader.pos === end };
 }
 
-/** The Resource at buf[start, end) (a field of a ResourceSpans); throws what the request's decoding throws. */
+/** The Resource at buf[start, end) (a field of a ResourceSpans); throws OtlpDecodeError when the bytes are not one. */
 export function decodeResourceAt(buf: Buffer, start: number, end: number): CheckedPart<Resource> {
   return decodePart(resourceCodec, buf, start, end);
 }

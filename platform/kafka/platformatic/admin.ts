@@ -40,7 +40,7 @@ export function ensureTopics(client: KafkaClientOptions, topics: TopicSpec[]): P
           }
         });
     }
-    // As kafkajs' waitForLeaders: a producer right after must find every partition led.
+    // A producer right after must find every partition led.
     const names = missing.map((t) => t.topic);
     const deadline = Date.now() + LEADERS_TIMEOUT_MS;
     for (;;) {

@@ -5,7 +5,7 @@
  * its leader (one fetch in flight per broker, as the library's fetch sessions need), hands each partition's batch
  * to the handler (one at a time per partition, `partitionsConcurrently` at once) and moves a partition's position
  * only as the handler marks messages fetched. After every group join all positions restart from the committed
- * offsets (as kafkajs does), and batches of the previous generation turn inactive.
+ * offsets, and batches of the previous generation turn inactive.
  */
 import { Consumer, ListOffsetTimestamps, type RecordsBatch } from '@platformatic/kafka';
 import { explained } from '../errors.ts';
@@ -181,7 +181,7 @@ export async function createBatchConsumer(
     void loadPositions(gen, partitions);
     poke();
   });
-  // A rejoin that failed for good leaves the group: join again, as kafkajs' restart does.
+  // A rejoin that failed for good leaves the group: join again.
   consumer.on('error', (err: Error) => {
     if (!running) return;
     crash(err, true);
@@ -284,6 +284,8 @@ export async function createBatchConsumer(
 
   const loop = async () => {
     while (running) {
+      // Taken before the iteration's awaits: a poke during them (a batch handled) must start the next iteration.
+      const poked = wakeup;
       while (ready.length > 0 && handling < concurrency) {
         const f = ready.shift() as Fetched;
         if (f.epoch !== epochOf(f.partition) || !assigned.has(f.partition)) {
@@ -299,7 +301,7 @@ export async function createBatchConsumer(
         try {
           const md = await consumer.metadata({ topics: [topic] });
           const leaderOf = (p: number) => md.topics.get(topic)?.partitions[p]?.leader ?? -1;
-          // As kafkajs: a broker is fetched again once every batch of its previous fetch is handled, so a long
+          // A broker is fetched again once every batch of its previous fetch is handled, so a long
           // poll on its idle partitions never holds back a partition whose batch just finished.
           const held = new Set<number>();
           for (const p of assigned) if (busy.has(p) || fetching.has(p)) held.add(leaderOf(p));
@@ -320,7 +322,7 @@ export async function createBatchConsumer(
           continue;
         }
       }
-      await wakeup;
+      await poked;
     }
   };
 

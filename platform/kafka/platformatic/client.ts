@@ -1,20 +1,23 @@
 /**
- * The @platformatic/kafka implementation of the Kafka interface (needs Node >= 22.22). Its Admin has no partition
- * reassignment API (2.12.1), so the chaos tool's reassignments go through the kafkajs implementation.
+ * The @platformatic/kafka implementation of the Kafka interface (needs Node >= 22.22), at the version package.json
+ * pins: another one is refused at load, in one line.
  */
-import { createKafkajsClient } from '../kafkajs/client.ts';
+import { assertPinned, installedVersion } from '../pinned.ts';
+import { simpleConsumerOf } from '../simple-consumer.ts';
 import type { KafkaClient, KafkaClientOptions } from '../types.ts';
 import * as admin from './admin.ts';
 import { createBatchConsumer } from './batch-consumer.ts';
 import { createIdempotentProducer } from './producer.ts';
-import { simpleConsumerOf } from './simple-consumer.ts';
+
+/** The version tooltrail is tested with (package.json pins it). */
+export const PLATFORMATIC_VERSION = '2.12.1';
+assertPinned(
+  '@platformatic/kafka',
+  installedVersion('@platformatic/kafka', (s) => import.meta.resolve(s)),
+  PLATFORMATIC_VERSION,
+);
 
 export function createPlatformaticClient(options: KafkaClientOptions): KafkaClient {
-  let kafkajs: KafkaClient | undefined;
-  const reassigner = () => {
-    kafkajs ??= createKafkajsClient({ ...options, client: 'kafkajs' });
-    return kafkajs;
-  };
   return {
     kind: 'platformatic',
     createIdempotentProducer: (o) => createIdempotentProducer(options, o),
@@ -26,8 +29,6 @@ export function createPlatformaticClient(options: KafkaClientOptions): KafkaClie
     deleteTopics: (topics) => admin.deleteTopics(options, topics),
     describeCluster: () => admin.describeCluster(options),
     partitionStates: (topic) => admin.partitionStates(options, topic),
-    reassignPartition: (topic, partition, replicas) => reassigner().reassignPartition(topic, partition, replicas),
-    reassignmentsInProgress: (topic) => reassigner().reassignmentsInProgress(topic),
     fetchConsumerLag: (groupId, topic) => admin.fetchConsumerLag(options, groupId, topic),
   };
 }

@@ -2,6 +2,7 @@
  * Shared set-up of the ingest's integration tests: a fresh database, fresh topics and a fresh consumer group per
  * test, a producer, and polling helpers. Everything it opens, `close()` removes.
  */
+
 import { type IngestConfig, loadIngestConfig } from '../../../ingest/config.ts';
 import { createClickHouse } from '../../../platform/clickhouse.ts';
 import {
@@ -15,7 +16,7 @@ import {
   kafkaClientKindOf,
   type Producer,
 } from '../../../platform/kafka/index.ts';
-import { murmur2Ascii } from '../../../platform/kafka/kafkajs/partitioner.ts';
+import { keyHash } from '../../../platform/kafka/murmur2.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../../schema/config.ts';
 import { migrateUp } from '../../../schema/migrations.ts';
 import { syntheticMessage } from '../../../testkit/ingest.ts';
@@ -54,12 +55,12 @@ export interface Harness {
 export const PARTITIONS = 3;
 export const MARKER_TENANT = 'marker';
 
-/** One key per partition of `PARTITIONS` (murmur2 of the key, as both Kafka clients partition). */
+/** One key per partition of `PARTITIONS` (murmur2 of the key, as the producer's Java-compatible partitioner). */
 function keyPerPartition(prefix: string): string[] {
   const keys = new Map<number, string>();
   for (let i = 0; keys.size < PARTITIONS; i++) {
     const key = `${prefix}-${i}`;
-    const p = (murmur2Ascii(key) & 0x7fffffff) % PARTITIONS;
+    const p = keyHash(Buffer.from(key)) % PARTITIONS;
     if (!keys.has(p)) keys.set(p, key);
   }
   return [...keys.values()];

@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { reassignmentsInProgress, reassignPartition } from '../../../chaos/kafka-reassign.ts';
 import {
   createIdempotentProducer,
   createKafkaClient,
@@ -18,8 +19,6 @@ import {
   type PartitionState,
   partitionStates,
   readTopic,
-  reassignmentsInProgress,
-  reassignPartition,
 } from '../../../platform/kafka/index.ts';
 import { type PrivateKafkaCluster, startPrivateKafkaCluster } from '../../../testkit/kafka-cluster.ts';
 import { until as untilHolds } from '../../../testkit/wait.ts';
@@ -150,7 +149,7 @@ before(
         list.map(async (r) => {
           const p0 = (await partitionStates(r.kafka, r.topic))[0]!;
           await reassignPartition(
-            r.kafka,
+            cluster.brokers,
             r.topic,
             0,
             p0.replicas.filter((x) => x !== p0.leader),
@@ -161,7 +160,8 @@ before(
       await until('partition 0 reassigned off its leader', async () => {
         for (const [i, r] of list.entries()) {
           const q = (await partitionStates(r.kafka, r.topic))[0]!;
-          if ((await reassignmentsInProgress(r.kafka, r.topic)).length > 0 || q.leader === moved[i]) return false;
+          if ((await reassignmentsInProgress(cluster.brokers, r.topic)).length > 0 || q.leader === moved[i])
+            return false;
         }
         return true;
       });

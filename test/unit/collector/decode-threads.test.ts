@@ -57,6 +57,8 @@ describe('collector with decode threads and a sink that takes per-trace messages
       assert.ok(ids.every((id) => bytesToHex(id) === m.key));
       assert.equal(m.spanCount, ids.length);
     }
+    // The thread's fast path left the body with an invalid span to the general path: counted on the main thread.
+    assert.match((await app.inject('/metrics')).body, /fast_path_declines_total\{reason="span_not_plain"\} 1$/m);
   });
 
   it('answers 400 for what the thread finds is not OTLP', async () => {

@@ -1,11 +1,11 @@
 /**
- * The protobuf fast path (collector/prepare-fast.ts) must give exactly what the general path gives (decode,
+ * The protobuf fast path (collector/fast/prepare.ts) must give exactly what the general path gives (decode,
  * validate, stamp, split by trace), and must leave every body it cannot vouch for to the general path.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { FAST_PATH_DECLINES, type FastPathDecline, prepareProtobufFast } from '../../../collector/fast/prepare.ts';
 import { prepare } from '../../../collector/prepare.ts';
-import { prepareProtobufFast } from '../../../collector/prepare-fast.ts';
 import { splitByTrace } from '../../../collector/split-by-trace.ts';
 import { Attr, EXECUTE_TOOL, GenAi } from '../../../contract/index.ts';
 import { mutateBytes, validRequestJson } from '../../../fuzz/otlp-gen.ts';
@@ -18,6 +18,7 @@ import {
   type KeyValue,
   type Span,
 } from '../../../platform/otlp/index.ts';
+import { readTraceRequest } from '../../../platform/otlp/reader/index.ts';
 import { attr, bool, int, newTraceId, protobufBody, span, str, strs } from '../../../testkit/otlp-requests.ts';
 
 const TENANT = 'acme';
@@ -30,7 +31,7 @@ function general(body: Buffer) {
 
 function assertSame(body: Buffer, label: string): boolean {
   const fast = prepareProtobufFast(body, TENANT);
-  if (fast === undefined) return false;
+  if (typeof fast === 'string') return false;
   assert.deepEqual(fast, general(body), label);
   return true;
 }
@@ -137,7 +138,8 @@ describe('the protobuf fast path of prepareMessages', () => {
         expected = undefined; // refused as not OTLP: the fast path must not answer
       }
       const got = prepareProtobufFast(body, TENANT);
-      if (got === undefined) {
+      if (typeof got === 'string') {
+        assert.ok(FAST_PATH_DECLINES.includes(got), `body ${i}: ${got}`);
         fallback++;
         continue;
       }
@@ -176,7 +178,7 @@ describe('the protobuf fast path of prepareMessages', () => {
       const body = protobufBody({
         resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans: [span(), span({ attributes })] }] }],
       });
-      assert.equal(prepareProtobufFast(body, TENANT), undefined, label);
+      assert.equal(prepareProtobufFast(body, TENANT), 'span_not_plain', label);
       const g = general(body);
       assert.equal(g.rejected, 0, label);
       assert.equal(g.accepted, 2, label);
@@ -201,25 +203,29 @@ describe('the protobuf fast path of prepareMessages', () => {
   });
 
   it('leaves to the general path every span the general path rejects or changes', () => {
-    const cases: [string, Partial<Span>][] = [
-      ['zero trace id', { traceId: Buffer.alloc(16) }],
-      ['short span id', { spanId: Buffer.alloc(4, 1) }],
-      ['7-byte parent', { parentSpanId: Buffer.alloc(7, 1) }],
-      ['end before start', { startTimeUnixNano: '20', endTimeUnixNano: '10' }],
-      ['no start', { startTimeUnixNano: '0' }],
-      ['kind 6', { kind: 6 }],
-      ['status 3', { status: { code: 3 } }],
-      ['bad link', { links: [{ traceId: Buffer.alloc(8, 1), spanId: Buffer.alloc(8, 1) }] }],
-      ['empty key', { attributes: [attr('', str('x'))] }],
-      ['span tenant claim', { attributes: [attr(Attr.TENANT, str(TENANT))] }],
-      ['too deep', { attributes: [attr('d', deep(33))] }],
-      ['event empty key', { events: [{ timeUnixNano: '1', name: 'e', attributes: [attr('', int(1))] }] }],
+    const cases: [string, Partial<Span>, FastPathDecline][] = [
+      ['zero trace id', { traceId: Buffer.alloc(16) }, 'span_not_plain'],
+      ['short span id', { spanId: Buffer.alloc(4, 1) }, 'span_not_plain'],
+      ['7-byte parent', { parentSpanId: Buffer.alloc(7, 1) }, 'span_not_plain'],
+      ['end before start', { startTimeUnixNano: '20', endTimeUnixNano: '10' }, 'span_not_plain'],
+      ['no start', { startTimeUnixNano: '0' }, 'span_not_plain'],
+      ['kind 6', { kind: 6 }, 'span_not_plain'],
+      ['status 3', { status: { code: 3 } }, 'span_not_plain'],
+      ['bad link', { links: [{ traceId: Buffer.alloc(8, 1), spanId: Buffer.alloc(8, 1) }] }, 'span_not_plain'],
+      ['empty key', { attributes: [attr('', str('x'))] }, 'span_not_plain'],
+      ['span tenant claim', { attributes: [attr(Attr.TENANT, str(TENANT))] }, 'span_not_plain'],
+      ['too deep', { attributes: [attr('d', deep(33))] }, 'outside_subset'],
+      [
+        'event empty key',
+        { events: [{ timeUnixNano: '1', name: 'e', attributes: [attr('', int(1))] }] },
+        'span_not_plain',
+      ],
     ];
-    for (const [label, overrides] of cases) {
+    for (const [label, overrides, reason] of cases) {
       const body = protobufBody({
         resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans: [span(), span(overrides)] }] }],
       });
-      assert.equal(prepareProtobufFast(body, TENANT), undefined, label);
+      assert.equal(prepareProtobufFast(body, TENANT), reason, label);
       const g = general(body);
       assert.ok(g.rejected > 0 || g.flagged > 0 || g.messages.length > 0, label);
     }
@@ -227,7 +233,41 @@ describe('the protobuf fast path of prepareMessages', () => {
     const named = protobufBody({ resourceSpans: [{ scopeSpans: [{ spans: [span({ name: 'SPAN' })] }] }] });
     named[named.indexOf('SPAN')] = 0xc3;
     named[named.indexOf('PAN')] = 0x28;
-    assert.equal(prepareProtobufFast(named, TENANT), undefined);
+    assert.equal(prepareProtobufFast(named, TENANT), 'outside_subset');
     assert.equal(general(named).rejected, 1);
+  });
+
+  it('declines a request without spans, and a resource or scope it cannot take as is, each by its reason', () => {
+    assert.equal(prepareProtobufFast(protobufBody({ resourceSpans: [] }), TENANT), 'no_spans');
+    const withResource = (attributes: KeyValue[]) =>
+      protobufBody({ resourceSpans: [{ resource: { attributes }, scopeSpans: [{ spans: [span()] }] }] });
+    assert.equal(prepareProtobufFast(withResource([attr('', str('x'))]), TENANT), 'resource_not_plain');
+    const withScope = protobufBody({
+      resourceSpans: [
+        {
+          resource: { attributes: [] },
+          scopeSpans: [{ scope: { name: 's', attributes: [attr('', str('x'))] }, spans: [span()] }],
+        },
+      ],
+    });
+    assert.equal(prepareProtobufFast(withScope, TENANT), 'scope_not_plain');
+  });
+
+  it('lets a programming error surface instead of declining: the reader and the fast path catch only their own stop', () => {
+    const body = protobufBody({ resourceSpans: [{ resource: { attributes: [] }, scopeSpans: [{ spans: [span()] }] }] });
+    const planted = new TypeError('planted bug');
+    const throwing = {
+      resource() {},
+      scope() {},
+      span() {
+        throw planted;
+      },
+    };
+    assert.throws(
+      () => readTraceRequest(body, throwing),
+      (err) => err === planted,
+    );
+    // A caller's bug (no body) is thrown, where a catch-all once turned it into a quiet fallback.
+    assert.throws(() => prepareProtobufFast(undefined as unknown as Buffer, TENANT), TypeError);
   });
 });

@@ -14,7 +14,7 @@ import {
 } from '../../../platform/otlp/index.ts';
 import { attr, bool, int, protobufBody, request, span, str, strs } from '../../../testkit/otlp-requests.ts';
 import { untilTurn } from '../../../testkit/wait.ts';
-import { RecordingSink, TENANT_A, TENANT_B, TOKEN_A, TOKEN_B, testConfig } from './fixtures.ts';
+import { EncodedRecordingSink, RecordingSink, TENANT_A, TENANT_B, TOKEN_A, TOKEN_B, testConfig } from './fixtures.ts';
 
 const PROTO = 'application/x-protobuf';
 
@@ -454,5 +454,25 @@ describe('collector without auth', () => {
     });
     assert.equal(res.statusCode, 200);
     assert.deepEqual(resourceTenant(sink), ['default']);
+  });
+});
+
+describe('collector fast path: what it leaves to the general path is counted by reason', () => {
+  let app: FastifyInstance;
+  const sink = new EncodedRecordingSink();
+  before(async () => {
+    app = await buildCollectorServer({ config: testConfig(), sink });
+  });
+  after(() => app.close());
+
+  it('counts a span to flag as span_not_plain, and nothing for a request it takes', async () => {
+    assert.equal((await post(app, protobufBody(request([span()])))).statusCode, 200);
+    const flagged = span({ attributes: [attr(Attr.EFFECT, str('read'))] });
+    assert.equal((await post(app, protobufBody(request([span(), flagged])))).statusCode, 200);
+    assert.equal(sink.encoded.length, 1, 'the plain request went to the sink as per-trace messages');
+    assert.equal(sink.writes.length, 1, 'the flagged one took the general path');
+    const metrics = (await app.inject('/metrics')).body;
+    assert.match(metrics, /^tooltrail_collector_fast_path_declines_total\{reason="span_not_plain"\} 1$/m);
+    assert.doesNotMatch(metrics, /fast_path_declines_total\{reason="(?!span_not_plain)/);
   });
 });

@@ -53,7 +53,7 @@ function fakes(
   const events: string[] = [];
   const writes: { token: string | undefined; toolCalls: number }[] = [];
   const fetched: string[] = [];
-  /** Where the client fetches next: after what it handed over, or where a seek sent it (as kafkajs does). */
+  /** Where the client fetches next: after what it handed over, or where a seek sent it (as the consumer does). */
   let position = 0;
   let failWrites = 0;
   let failCommits = 0;
@@ -306,7 +306,7 @@ describe('ingest loop', () => {
 
   it('after a failed commit, never commits past the messages it had buffered but not stored', async () => {
     // 3 rows per message: ranges of 2 messages. The commit of [0, 1] fails (coordinator restarting) with [2, 5]
-    // buffered; kafkajs, its member still in the same generation, fetches on from its own position.
+    // buffered; the consumer, its member still in the same generation, fetches on from its own position.
     const f = fakes([], { maxRows: 6, maxBytes: 1e9 });
     f.failNextCommits(1);
     await f.loop.onBatch(batch(0, 5, 9), f.control);

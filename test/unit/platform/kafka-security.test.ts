@@ -153,13 +153,16 @@ describe('collector and ingest Kafka security keys', () => {
 
 describe('Kafka connection errors explained (platform/kafka/errors.ts)', () => {
   it('a SASL refusal names the mechanism as users configure it', () => {
-    const err = Object.assign(new Error('SASL SCRAM SHA256 authentication failed: invalid credentials'), {
-      name: 'KafkaJSSASLAuthenticationError',
+    // The client's refusal: an authentication error that names no mechanism, the broker's answer as its cause.
+    const err = Object.assign(new Error('SASL authentication failed.'), {
+      code: 'PLT_KFK_AUTHENTICATION',
+      cause: new Error('Authentication failed during authentication due to invalid credentials with SASL mechanism'),
     });
-    const explained = explainKafkaError(err);
+    const explained = explainKafkaError(err, 'SCRAM-SHA-256');
     assert.ok(explained instanceof KafkaConnectError);
     assert.equal(explained.reason, 'sasl_authentication_failed');
     assert.match(explained.message, /SASL SCRAM-SHA-256/);
+    assert.match(explained.message, /invalid credentials/);
   });
 
   it('an untrusted broker certificate points at the CA setting; other errors pass unchanged', () => {

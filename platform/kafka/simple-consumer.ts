@@ -1,4 +1,4 @@
-import type { BatchConsumer, SimpleConsumer } from '../types.ts';
+import type { BatchConsumer, SimpleConsumer } from './types.ts';
 
 /** A per-message consumer on a batch consumer: each message handled, marked and committed before the next. */
 export function simpleConsumerOf(consumer: BatchConsumer): SimpleConsumer {
