@@ -68,7 +68,7 @@ const { values: args } = parseArgs({
     'skip-latency': { type: 'boolean', default: false },
     /** The Kafka clients compared (platform/kafka), alternated round after round; the first is the baseline. */
     clients: { type: 'string', default: DEFAULT_KAFKA_CLIENT },
-    // Record tamper-evidence digests as `tooltrail ingest` does (cli/ingest.ts); off by default (comparable runs).
+    // Record tamper-evidence digests as `tooltrail ingest` does (cli/commands/ingest/run.ts); off by default (comparable runs).
     digests: { type: 'boolean', default: false },
     serve: { type: 'string' },
   },

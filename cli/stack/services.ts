@@ -1,7 +1,7 @@
 /**
  * What every way of running the pipeline starts first, the same way: ClickHouse (and Kafka when the pipeline uses
  * it), each started only where it is local and not already running, then the schema migrated. `tooltrail up` and
- * the demo (stack.ts, components in this process) and the soak (processes.ts, components as child processes it
+ * the demo (stack.ts, components in this process) and the soak (chaos/stack.ts, components as child processes it
  * can kill) share it.
  */
 import type { ClickHouseClient } from '../../platform/clickhouse.ts';

@@ -1,17 +1,25 @@
 /**
- * What `tooltrail checkpoint keygen | verify` do (declared in checkpoint.ts, loaded when one runs). Exit codes: 0 ok,
+ * What `tooltrail checkpoint keygen | verify` do (declared in command.ts, loaded when one runs). Exit codes: 0 ok,
  * 1 failed or a usage error.
  */
 import { readFileSync } from 'node:fs';
-import { kafkaWitnessOf, LogConfigError, verifiersFrom } from '../audit/log/config.ts';
-import { latestWitnessed } from '../audit/log/kafka-witness.ts';
-import { generateNoteKey } from '../audit/log/note.ts';
-import { LogStore } from '../audit/log/store.ts';
-import { verifyHeldCheckpoint } from '../audit/log/verify-log.ts';
-import { createReadClickHouse } from '../platform/auth/read-clickhouse.ts';
-import { schemaConfigFromEnv } from '../schema/config.ts';
-import { loadServicesConfig } from '../services/config.ts';
-import type { CheckpointVerifyFlags } from './checkpoint.ts';
+import { kafkaWitnessOf, LogConfigError, verifiersFrom } from '../../../audit/log/config.ts';
+import { latestWitnessed } from '../../../audit/log/kafka-witness.ts';
+import { generateNoteKey } from '../../../audit/log/note.ts';
+import { LogStore } from '../../../audit/log/store.ts';
+import { verifyHeldCheckpoint } from '../../../audit/log/verify-log.ts';
+import { createReadClickHouse } from '../../../platform/auth/read-clickhouse.ts';
+import { schemaConfigFromEnv } from '../../../schema/config.ts';
+import { loadServicesConfig } from '../../../services/config.ts';
+
+export interface CheckpointVerifyFlags {
+  later?: string;
+  fromKafka?: boolean;
+  topic?: string;
+  tenant?: string;
+  key: string[];
+  json?: boolean;
+}
 
 function readNote(file: string, what: string): string {
   try {

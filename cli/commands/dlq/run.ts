@@ -1,8 +1,9 @@
-/**
- * `tooltrail dlq list|show|replay`: the dead letters of the ingest, for a person. An operator's command: it reads
- * the dead-letter topic with the ingest's Kafka settings (every tenant's letters). The logic is in ingest/dlq/.
- */
-import type { Command } from 'commander';
+/** What `tooltrail dlq list | show | replay` do (declared in command.ts, loaded when one runs). */
+import { parseTimeOption } from '../../../audit/cli-support.ts';
+import { IngestConfigError, loadIngestConfig } from '../../../ingest/config.ts';
+import { DEAD_LETTER_REASONS, isDeadLetterReason } from '../../../ingest/dead-letter.ts';
+import { readLetters, replayLetters, summarizeLetter } from '../../../ingest/dlq/index.ts';
+import { createIdempotentProducer, createKafkaClient, KafkaConnectError } from '../../../platform/kafka/index.ts';
 
 export interface DlqIo {
   out(line: string): void;
@@ -11,25 +12,18 @@ export interface DlqIo {
   now(): Date;
 }
 
-const defaultIo: DlqIo = {
-  out: (l) => console.log(l),
-  err: (l) => console.error(l),
-  env: process.env,
-  now: () => new Date(),
-};
-
-interface CommonFlags {
+export interface CommonFlags {
   dlqTopic?: string;
   json?: boolean;
 }
 
-interface SelectFlags extends CommonFlags {
+export interface SelectFlags extends CommonFlags {
   reason?: string[];
   since?: string;
   until?: string;
 }
 
-interface ReplayFlags extends SelectFlags {
+export interface ReplayFlags extends SelectFlags {
   all?: boolean;
   force?: boolean;
   toTopic?: string;
@@ -39,12 +33,47 @@ class DlqUsageError extends Error {
   override name = 'DlqUsageError';
 }
 
-const collect = (v: string, prev: string[] = []) => [...prev, ...v.split(',').filter((s) => s !== '')];
+/** A usage error is one line and exit code 2; Kafka out of reach, one line and exit code 1; anything else is a bug. */
+async function guarded(io: DlqIo, f: () => Promise<number>): Promise<void> {
+  try {
+    process.exitCode = await f();
+  } catch (err) {
+    if (err instanceof DlqUsageError || err instanceof IngestConfigError) {
+      io.err(`tooltrail dlq: ${err.message}`);
+      process.exitCode = 2;
+      return;
+    }
+    if (err instanceof KafkaConnectError || (err instanceof Error && err.name.startsWith('KafkaJS'))) {
+      const cause =
+        err.cause instanceof Error && !err.message.includes(err.cause.message) ? `: ${err.cause.message}` : '';
+      io.err(
+        `tooltrail dlq: Kafka: ${err.message}${cause} (is it running? \`tooltrail services up\`, or TOOLTRAIL_KAFKA_BROKERS)`,
+      );
+      process.exitCode = 1;
+      return;
+    }
+    throw err;
+  }
+}
+
+/** `tooltrail dlq list`. */
+export function list(flags: SelectFlags, io: DlqIo): Promise<void> {
+  return guarded(io, () => runList(flags, io));
+}
+
+/** `tooltrail dlq show`. */
+export function show(id: string, flags: CommonFlags, io: DlqIo): Promise<void> {
+  return guarded(io, () => runShow(id, flags, io));
+}
+
+/** `tooltrail dlq replay`. */
+export function replay(ids: string[], flags: ReplayFlags, io: DlqIo): Promise<void> {
+  return guarded(io, () => runReplay(ids, flags, io));
+}
 
 /** A time flag: `30m`/`24h`/`7d` ago (or `-24h`), `now`, or ISO 8601. */
-async function timeFlag(name: string, value: string | undefined, now: Date): Promise<Date | undefined> {
+function timeFlag(name: string, value: string | undefined, now: Date): Date | undefined {
   if (value === undefined) return undefined;
-  const { parseTimeOption } = await import('../audit/cli-support.ts');
   try {
     return parseTimeOption(/^\d+[mhd]$/.test(value) ? `-${value}` : value, now);
   } catch (err) {
@@ -52,72 +81,7 @@ async function timeFlag(name: string, value: string | undefined, now: Date): Pro
   }
 }
 
-function withSelection(c: Command): Command {
-  return c
-    .option('--reason <reason>', 'only this reason (repeat or comma-separate; see ingest/README.md)', collect)
-    .option('--since <time>', 'dead-lettered at or after: 30m, 24h, 7d (ago), or ISO 8601')
-    .option('--until <time>', 'dead-lettered before: 30m, 24h, 7d (ago), now, or ISO 8601');
-}
-
-function withCommon(c: Command): Command {
-  return c
-    .option('--dlq-topic <name>', 'the dead-letter topic (env TOOLTRAIL_INGEST_DLQ_TOPIC; default otlp_spans_dlq)')
-    .option('--json', 'print JSON');
-}
-
-export function registerDlqCommands(program: Command, io: DlqIo = defaultIo): void {
-  const dlq = program
-    .command('dlq')
-    .description("the ingest's dead letters: list them, show one, replay them once the cause is fixed");
-  const run = (f: () => Promise<number>) => async () => {
-    try {
-      process.exitCode = await f();
-    } catch (err) {
-      const { IngestConfigError } = await import('../ingest/config.ts');
-      if (err instanceof DlqUsageError || err instanceof IngestConfigError) {
-        io.err(`tooltrail dlq: ${err.message}`);
-        process.exitCode = 2;
-        return;
-      }
-      const { KafkaConnectError } = await import('../platform/kafka/index.ts');
-      if (err instanceof KafkaConnectError || (err instanceof Error && err.name.startsWith('KafkaJS'))) {
-        const cause =
-          err.cause instanceof Error && !err.message.includes(err.cause.message) ? `: ${err.cause.message}` : '';
-        io.err(
-          `tooltrail dlq: Kafka: ${err.message}${cause} (is it running? \`tooltrail services up\`, or TOOLTRAIL_KAFKA_BROKERS)`,
-        );
-        process.exitCode = 1;
-        return;
-      }
-      throw err;
-    }
-  };
-  withCommon(withSelection(dlq.command('list').description('the letters, oldest first, with reason and state'))).action(
-    (flags: SelectFlags) => run(() => runList(flags, io))(),
-  );
-  withCommon(
-    dlq
-      .command('show <id>')
-      .description('one letter (its id is partition:offset, from `dlq list`): headers, reason, source, spans'),
-  ).action((id: string, flags: CommonFlags) => run(() => runShow(id, flags, io))());
-  withCommon(
-    withSelection(
-      dlq
-        .command('replay [ids...]')
-        .description(
-          'publish letters again to their source topic, for the ingest to store (a letter is replayed once)',
-        ),
-    ),
-  )
-    .option('--all', 'every letter not replayed yet (when no id, --reason, --since or --until is given)')
-    .option('--force', 'also letters already replayed (the ingest still leaves out recent copies)')
-    .option('--to-topic <name>', "publish to this topic instead of each letter's source topic")
-    .action((ids: string[], flags: ReplayFlags) => run(() => runReplay(ids, flags, io))());
-}
-
-async function open(flags: CommonFlags, io: DlqIo) {
-  const { loadIngestConfig } = await import('../ingest/config.ts');
-  const { createKafkaClient } = await import('../platform/kafka/index.ts');
+function open(flags: CommonFlags, io: DlqIo) {
   const config = loadIngestConfig(flags.dlqTopic !== undefined ? { deadLetterTopic: flags.dlqTopic } : {}, io.env);
   const kafka = createKafkaClient({
     brokers: config.kafka.brokers,
@@ -129,12 +93,12 @@ async function open(flags: CommonFlags, io: DlqIo) {
   return { kafka, topic: config.kafka.deadLetterTopic };
 }
 
-async function selection(flags: SelectFlags, io: DlqIo, ids?: string[]) {
+function selection(flags: SelectFlags, io: DlqIo, ids?: string[]) {
   for (const id of ids ?? []) {
     if (!/^\d+:\d+$/.test(id)) throw new DlqUsageError(`letter id ${JSON.stringify(id)}: use partition:offset`);
   }
-  const since = await timeFlag('--since', flags.since, io.now());
-  const until = await timeFlag('--until', flags.until, io.now());
+  const since = timeFlag('--since', flags.since, io.now());
+  const until = timeFlag('--until', flags.until, io.now());
   return {
     ...(flags.reason && flags.reason.length > 0 ? { reasons: flags.reason } : {}),
     ...(since ? { since } : {}),
@@ -143,8 +107,7 @@ async function selection(flags: SelectFlags, io: DlqIo, ids?: string[]) {
   };
 }
 
-async function reasonCheck(flags: SelectFlags): Promise<void> {
-  const { DEAD_LETTER_REASONS, isDeadLetterReason } = await import('../ingest/dead-letter.ts');
+function reasonCheck(flags: SelectFlags): void {
   for (const r of flags.reason ?? []) {
     if (!isDeadLetterReason(r)) {
       throw new DlqUsageError(`--reason ${JSON.stringify(r)}: one of ${DEAD_LETTER_REASONS.join(', ')}`);
@@ -165,11 +128,10 @@ function table(rows: string[][]): string[] {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  '));
 }
 
-export async function runList(flags: SelectFlags, io: DlqIo): Promise<number> {
-  await reasonCheck(flags);
-  const filter = await selection(flags, io);
-  const { readLetters, summarizeLetter } = await import('../ingest/dlq/index.ts');
-  const { kafka, topic } = await open(flags, io);
+async function runList(flags: SelectFlags, io: DlqIo): Promise<number> {
+  reasonCheck(flags);
+  const filter = selection(flags, io);
+  const { kafka, topic } = open(flags, io);
   const { book, exists } = await readLetters(kafka, topic);
   const letters = book.select(filter);
   const rows = letters.map((l) => ({
@@ -220,10 +182,9 @@ export async function runList(flags: SelectFlags, io: DlqIo): Promise<number> {
   return 0;
 }
 
-export async function runShow(id: string, flags: CommonFlags, io: DlqIo): Promise<number> {
+async function runShow(id: string, flags: CommonFlags, io: DlqIo): Promise<number> {
   if (!/^\d+:\d+$/.test(id)) throw new DlqUsageError(`letter id ${JSON.stringify(id)}: use partition:offset`);
-  const { readLetters, summarizeLetter } = await import('../ingest/dlq/index.ts');
-  const { kafka, topic } = await open(flags, io);
+  const { kafka, topic } = open(flags, io);
   const { book } = await readLetters(kafka, topic);
   const letter = book.select({ ids: [id] })[0];
   if (!letter) {
@@ -271,15 +232,13 @@ export async function runShow(id: string, flags: CommonFlags, io: DlqIo): Promis
   return 0;
 }
 
-export async function runReplay(ids: string[], flags: ReplayFlags, io: DlqIo): Promise<number> {
-  await reasonCheck(flags);
-  const filter = await selection(flags, io, ids);
+async function runReplay(ids: string[], flags: ReplayFlags, io: DlqIo): Promise<number> {
+  reasonCheck(flags);
+  const filter = selection(flags, io, ids);
   if (Object.keys(filter).length === 0 && !flags.all) {
     throw new DlqUsageError('replay needs letter ids, --reason, --since/--until, or --all');
   }
-  const { readLetters, replayLetters } = await import('../ingest/dlq/index.ts');
-  const { createIdempotentProducer } = await import('../platform/kafka/index.ts');
-  const { kafka, topic } = await open(flags, io);
+  const { kafka, topic } = open(flags, io);
   const { book } = await readLetters(kafka, topic);
   const letters = book.select(filter);
   const missing = (ids ?? []).filter((id) => !letters.some((l) => l.id === id));

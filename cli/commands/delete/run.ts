@@ -1,13 +1,21 @@
-/** What `tooltrail delete` does (declared in deletion.ts, loaded when it runs). */
+/** What `tooltrail delete` does (declared in command.ts, loaded when it runs). */
 import { userInfo } from 'node:os';
-import { parseTimeOption } from '../audit/cli-support.ts';
-import { DeletionError, deleteByRequest, deletionView } from '../audit/deletions.ts';
-import { LogConfigError, logConfigFromEnv } from '../audit/log/config.ts';
-import { InvalidIdError, parseId, TenantSchema } from '../contract/index.ts';
-import { clickHouseOf } from '../platform/clickhouse.ts';
-import { schemaConfigFromEnv } from '../schema/config.ts';
-import { loadServicesConfig } from '../services/config.ts';
-import type { DeleteFlags } from './deletion.ts';
+import { parseTimeOption } from '../../../audit/cli-support.ts';
+import { DeletionError, deleteByRequest, deletionView } from '../../../audit/deletions.ts';
+import { LogConfigError, logConfigFromEnv } from '../../../audit/log/config.ts';
+import { InvalidIdError, parseId, TenantSchema } from '../../../contract/index.ts';
+import { clickHouseOf } from '../../../platform/clickhouse.ts';
+import { schemaConfigFromEnv } from '../../../schema/config.ts';
+import { loadServicesConfig } from '../../../services/config.ts';
+
+export interface DeleteFlags {
+  tenant: string;
+  from: string;
+  to: string;
+  by?: string;
+  reason: string;
+  json?: boolean;
+}
 
 function time(value: string, now: Date, flag: string): Date {
   try {

@@ -7,12 +7,12 @@
  * reconstruction's JSON Schema, which holds no data).
  */
 import Fastify, { type FastifyInstance } from 'fastify';
-import { verifyApiPlugin } from '../audit/api.ts';
-import { type ApiAuthOptions, apiAuthPlugin } from '../platform/auth/api-auth.ts';
-import { isLoopback } from '../platform/auth/loopback.ts';
-import type { ClickHouseClient } from '../platform/clickhouse.ts';
-import { reconstructApiPlugin } from '../reconstruct/api.ts';
-import type { SchemaConfig } from '../schema/config.ts';
+import { verifyApiPlugin } from '../../../audit/api.ts';
+import { type ApiAuthOptions, apiAuthPlugin } from '../../../platform/auth/api-auth.ts';
+import { isLoopback } from '../../../platform/auth/loopback.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
+import { reconstructApiPlugin } from '../../../reconstruct/api.ts';
+import type { SchemaConfig } from '../../../schema/config.ts';
 
 export const MAX_PARAM_LENGTH = 1024;
 export const DEFAULT_NO_AUTH_TENANT = 'default';

@@ -1,17 +1,17 @@
 /**
- * What `tooltrail reconstruct`, `tooltrail verify` and `tooltrail serve-api` do (declared in reconstruct.ts, loaded
+ * What `tooltrail reconstruct`, `tooltrail verify` and `tooltrail serve-api` do (declared in command.ts, loaded
  * when one runs). Errors a user can fix print one line; exit codes: 0 ok, 1 usage/config error or failed
  * verification, 2 nothing stored for the subject.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createVerifyOptions, parseTimeOption, renderVerifyText } from '../audit/cli-support.ts';
-import { buildBundle, type ProofBundle, verifyBundle } from '../audit/log/bundle.ts';
-import { renderBundleHtml } from '../audit/log/bundle-html.ts';
-import { LogConfigError, verifiersFrom } from '../audit/log/config.ts';
-import { LogStore } from '../audit/log/store.ts';
-import { verifyRange } from '../audit/log/verify-range.ts';
-import { verifyRangeProblem } from '../audit/verify.ts';
+import { createVerifyOptions, parseTimeOption, renderVerifyText } from '../../../audit/cli-support.ts';
+import { buildBundle, type ProofBundle, verifyBundle } from '../../../audit/log/bundle.ts';
+import { renderBundleHtml } from '../../../audit/log/bundle-html.ts';
+import { LogConfigError, verifiersFrom } from '../../../audit/log/config.ts';
+import { LogStore } from '../../../audit/log/store.ts';
+import { verifyRange } from '../../../audit/log/verify-range.ts';
+import { verifyRangeProblem } from '../../../audit/verify.ts';
 import {
   FingerprintSchema,
   InvalidIdError,
@@ -19,19 +19,50 @@ import {
   SessionIdSchema,
   TenantSchema,
   TraceIdSchema,
-} from '../contract/index.ts';
-import { createReadClickHouse } from '../platform/auth/read-clickhouse.ts';
-import { ReadScopeError, resolveSubjectReadScope } from '../platform/auth/read-scope.ts';
-import { API_TOKENS_ENV, TokenConfigError, TokenDirectory } from '../platform/auth/tokens.ts';
-import type { ClickHouseClient } from '../platform/clickhouse.ts';
-import { type FindingResolver, findingResolverFor, reconstructFinding } from '../reconstruct/finding.ts';
-import { NotFoundError, reconstructSession, reconstructTrace } from '../reconstruct/reconstruct.ts';
-import { renderReconstructionHtml } from '../reconstruct/render-html.ts';
-import { renderReconstructionText } from '../reconstruct/render-terminal.ts';
-import { reconstructionJsonSchema } from '../reconstruct/timeline.ts';
-import { schemaConfigFromEnv } from '../schema/config.ts';
-import { loadServicesConfig } from '../services/config.ts';
-import type { ReconstructFlags, ServeApiFlags, VerifyFlags } from './reconstruct.ts';
+} from '../../../contract/index.ts';
+import { createReadClickHouse } from '../../../platform/auth/read-clickhouse.ts';
+import { ReadScopeError, resolveSubjectReadScope } from '../../../platform/auth/read-scope.ts';
+import { API_TOKENS_ENV, TokenConfigError, TokenDirectory } from '../../../platform/auth/tokens.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
+import { type FindingResolver, findingResolverFor, reconstructFinding } from '../../../reconstruct/finding.ts';
+import { NotFoundError, reconstructSession, reconstructTrace } from '../../../reconstruct/reconstruct.ts';
+import { renderReconstructionHtml } from '../../../reconstruct/render-html.ts';
+import { renderReconstructionText } from '../../../reconstruct/render-terminal.ts';
+import { reconstructionJsonSchema } from '../../../reconstruct/timeline.ts';
+import { schemaConfigFromEnv } from '../../../schema/config.ts';
+import { loadServicesConfig } from '../../../services/config.ts';
+
+export interface ReconstructFlags {
+  session?: string;
+  trace?: string;
+  finding?: string;
+  tenant?: string;
+  token?: string;
+  allTenants?: boolean;
+  json?: boolean;
+  html?: string;
+  maxCalls?: number;
+  schema?: boolean;
+}
+
+export interface VerifyFlags {
+  tenant?: string;
+  token?: string;
+  allTenants?: boolean;
+  from?: string;
+  to?: string;
+  json?: boolean;
+  bundle?: string;
+  key: string[];
+  rows: boolean;
+}
+
+export interface ServeApiFlags {
+  host: string;
+  port: number;
+  auth: boolean;
+  localTenant: string;
+}
 
 /** Everything here only reads: the read-side account (platform/auth/read-clickhouse.ts). */
 function clickhouse(): ClickHouseClient {

@@ -1,11 +1,12 @@
 /**
- * What `tooltrail alerts | findings | owners | warnings` do (declared in alerts.ts, loaded when one runs): the
+ * What `tooltrail alerts | findings | owners | warnings` do (declared in command.ts, loaded when one runs): the
  * evaluator, the current findings, the owners and the warning lifecycle.
  */
 import { userInfo } from 'node:os';
-import { auditAlertsConfigFromEnv } from '../alerts/audit-log/config.ts';
-import { parseDurationSeconds } from '../alerts/duration.ts';
-import { startSchedule } from '../alerts/evaluator/schedule.ts';
+import { auditAlertsConfigFromEnv } from '../../../alerts/audit-log/config.ts';
+import type { Clock } from '../../../alerts/clock.ts';
+import { parseDurationSeconds } from '../../../alerts/duration.ts';
+import { startSchedule } from '../../../alerts/evaluator/schedule.ts';
 import {
   AlertsConfigError,
   type AlertsOverrides,
@@ -25,16 +26,30 @@ import {
   setOwner,
   stateHistory,
   warningsCommandRows,
-} from '../alerts/index.ts';
-import { createReadClickHouse } from '../platform/auth/read-clickhouse.ts';
-import { type ReadScope, ReadScopeError, resolveReadScope, withinScope } from '../platform/auth/read-scope.ts';
-import { TokenConfigError } from '../platform/auth/tokens.ts';
-import { type ClickHouseClient, clickHouseOf } from '../platform/clickhouse.ts';
-import { sqlFiles } from '../platform/sql-files.ts';
-import { schemaConfigFromEnv } from '../schema/config.ts';
-import { loadServicesConfig } from '../services/config.ts';
-import type { AlertsCliIo, ScopeFlags } from './alerts.ts';
+} from '../../../alerts/index.ts';
+import { createReadClickHouse } from '../../../platform/auth/read-clickhouse.ts';
+import { type ReadScope, ReadScopeError, resolveReadScope, withinScope } from '../../../platform/auth/read-scope.ts';
+import { TokenConfigError } from '../../../platform/auth/tokens.ts';
+import { type ClickHouseClient, clickHouseOf } from '../../../platform/clickhouse.ts';
+import { sqlFiles } from '../../../platform/sql-files.ts';
+import { schemaConfigFromEnv } from '../../../schema/config.ts';
+import { loadServicesConfig } from '../../../services/config.ts';
 import { auditWatch } from './audit-watch.ts';
+
+export interface AlertsCliIo {
+  /** One line of standard output (no trailing newline). */
+  out(line: string): void;
+  /** One line of diagnostics. */
+  err(line: string): void;
+  env: NodeJS.ProcessEnv;
+  clock: Clock;
+}
+
+export interface ScopeFlags {
+  token?: string;
+  tenant?: string;
+  allTenants?: boolean;
+}
 
 interface Context {
   ch: ClickHouseClient;
@@ -80,7 +95,7 @@ const sqlFile = sqlFiles(new URL('./sql/', import.meta.url));
 
 async function tenantHasToolCalls(ch: ClickHouseClient, database: string, tenant: string): Promise<boolean> {
   const rs = await ch.query({
-    query: sqlFile('tenantHasToolCalls'),
+    query: sqlFile('tenant_has_tool_calls'),
     query_params: { db: database, tenant },
     format: 'JSONEachRow',
   });
@@ -279,13 +294,15 @@ export async function ownersSet(io: AlertsCliIo, kind: string, subject: string, 
   );
 }
 
+export interface RemoveFlags {
+  source: string;
+  tenant: string;
+  by?: string;
+  reason: string;
+}
+
 /** `tooltrail owners remove`. */
-export async function ownersRemove(
-  io: AlertsCliIo,
-  kind: string,
-  subject: string,
-  o: { source: string; tenant: string; by?: string; reason: string },
-): Promise<void> {
+export async function ownersRemove(io: AlertsCliIo, kind: string, subject: string, o: RemoveFlags): Promise<void> {
   const k = parseSubject(kind, subject, o.source);
   await withClickHouse(io, ({ ch, database }) =>
     removeOwner(

@@ -1,44 +1,13 @@
 /**
  * `tooltrail reconstruct`, `tooltrail verify` and `tooltrail serve-api`. Every option is declared here; what a
- * command does loads when it runs (reconstruct-run.ts), so that `--help` loads none of it. Exit codes: 0 ok, 1
+ * command does loads when it runs (run.ts), so that `--help` loads none of it. Exit codes: 0 ok, 1
  * usage/config error or failed verification, 2 nothing stored for the subject.
  */
 import type { Command } from 'commander';
-import { API_TOKEN_ENV } from '../platform/auth/token-env.ts';
+import { API_TOKEN_ENV } from '../../../platform/auth/token-env.ts';
+import type { ReconstructFlags, ServeApiFlags, VerifyFlags } from './run.ts';
 
-export interface ReconstructFlags {
-  session?: string;
-  trace?: string;
-  finding?: string;
-  tenant?: string;
-  token?: string;
-  allTenants?: boolean;
-  json?: boolean;
-  html?: string;
-  maxCalls?: number;
-  schema?: boolean;
-}
-
-export interface VerifyFlags {
-  tenant?: string;
-  token?: string;
-  allTenants?: boolean;
-  from?: string;
-  to?: string;
-  json?: boolean;
-  bundle?: string;
-  key: string[];
-  rows: boolean;
-}
-
-export interface ServeApiFlags {
-  host: string;
-  port: number;
-  auth: boolean;
-  localTenant: string;
-}
-
-const run = () => import('./reconstruct-run.ts');
+const run = () => import('./run.ts');
 const collect = (v: string, all: string[]) => [...all, v];
 
 export function registerReconstructCommands(program: Command): void {

@@ -1,27 +1,12 @@
 /**
  * `tooltrail alerts | findings | owners | warnings`: the evaluator, the current findings, the owners and the
- * warning lifecycle. Every option is declared here; what a command does loads when it runs (alerts-run.ts), so that
+ * warning lifecycle. Every option is declared here; what a command does loads when it runs (run.ts), so that
  * `--help` loads none of it. Output goes through `io.out` so tests can read exactly what a user would.
  */
 import type { Command } from 'commander';
-import { type Clock, systemClock } from '../alerts/clock.ts';
-import { SUBJECT_KINDS } from '../alerts/owners/subject-kinds.ts';
-import type { AckFlags, EvaluateFlags, OwnerSetFlags } from './alerts-run.ts';
-
-export interface AlertsCliIo {
-  /** One line of standard output (no trailing newline). */
-  out(line: string): void;
-  /** One line of diagnostics. */
-  err(line: string): void;
-  env: NodeJS.ProcessEnv;
-  clock: Clock;
-}
-
-export interface ScopeFlags {
-  token?: string;
-  tenant?: string;
-  allTenants?: boolean;
-}
+import { systemClock } from '../../../alerts/clock.ts';
+import { SUBJECT_KINDS } from '../../../alerts/owners/subject-kinds.ts';
+import type { AckFlags, AlertsCliIo, EvaluateFlags, OwnerSetFlags, RemoveFlags, ScopeFlags } from './run.ts';
 
 const defaultIo: AlertsCliIo = {
   out: (l) => process.stdout.write(`${l}\n`),
@@ -30,9 +15,7 @@ const defaultIo: AlertsCliIo = {
   clock: systemClock,
 };
 
-type RemoveFlags = { source: string; tenant: string; by?: string; reason: string };
-
-const run = () => import('./alerts-run.ts');
+const run = () => import('./run.ts');
 
 /** Registers `alerts`, `findings`, `owners` and `warnings` on the tooltrail program. */
 export function registerAlertsCommands(program: Command, io: AlertsCliIo = defaultIo): void {

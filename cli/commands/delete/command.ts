@@ -2,22 +2,14 @@
  * `tooltrail delete`: a tenant's deletion request carried out by policy. The request (who, when, which hours, why)
  * is recorded in audit_deletions, signed with the checkpoint key when one is configured, and then the rows are
  * deleted; `tooltrail verify` reports those hours as expired by policy instead of as deleted rows. The options are
- * declared here; what the command does loads when it runs (deletion-run.ts).
+ * declared here; what the command does loads when it runs (run.ts).
  */
 import type { Command } from 'commander';
+import type { DeleteFlags } from './run.ts';
 
-export interface DeleteFlags {
-  tenant: string;
-  from: string;
-  to: string;
-  by?: string;
-  reason: string;
-  json?: boolean;
-}
+const run = () => import('./run.ts');
 
-const run = () => import('./deletion-run.ts');
-
-export function registerDeletionCommand(program: Command): void {
+export function registerDeleteCommand(program: Command): void {
   program
     .command('delete')
     .description(

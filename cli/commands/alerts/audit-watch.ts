@@ -6,14 +6,14 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { AuditAlertsConfig } from '../alerts/audit-log/config.ts';
-import { type LogConsistencyProblem, watchAuditLog } from '../alerts/audit-log/rules.ts';
-import type { AlertSink, PostableAlert } from '../alerts/index.ts';
-import { logConfigFromEnv, verifiersFrom } from '../audit/log/config.ts';
-import { latestWitnessed } from '../audit/log/kafka-witness.ts';
-import { checkNewestCheckpoints } from '../audit/log/monitor.ts';
-import { LogStore } from '../audit/log/store.ts';
-import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import type { AuditAlertsConfig } from '../../../alerts/audit-log/config.ts';
+import { type LogConsistencyProblem, watchAuditLog } from '../../../alerts/audit-log/rules.ts';
+import type { AlertSink, PostableAlert } from '../../../alerts/index.ts';
+import { logConfigFromEnv, verifiersFrom } from '../../../audit/log/config.ts';
+import { latestWitnessed } from '../../../audit/log/kafka-witness.ts';
+import { checkNewestCheckpoints } from '../../../audit/log/monitor.ts';
+import { LogStore } from '../../../audit/log/store.ts';
+import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
 
 export interface AuditWatchOptions {
   ch: ClickHouseClient;

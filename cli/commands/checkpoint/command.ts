@@ -1,11 +1,12 @@
 /**
  * `tooltrail checkpoint keygen` and `tooltrail checkpoint verify`: the Merkle log's signing keys and a checkpoint
  * held outside the database (a witness's copy) checked against the log as stored. Every option is declared here;
- * what a command does loads when it runs (checkpoint-run.ts). Exit codes: 0 ok, 1 failed or a usage error.
+ * what a command does loads when it runs (run.ts). Exit codes: 0 ok, 1 failed or a usage error.
  */
 import type { Command } from 'commander';
+import type { CheckpointVerifyFlags } from './run.ts';
 
-const run = () => import('./checkpoint-run.ts');
+const run = () => import('./run.ts');
 const collect = (v: string, all: string[]) => [...all, v];
 
 export function registerCheckpointCommands(program: Command): void {
@@ -37,13 +38,4 @@ export function registerCheckpointCommands(program: Command): void {
     .action(async (file: string | undefined, flags: CheckpointVerifyFlags) =>
       (await run()).verifyCheckpoint(file, flags),
     );
-}
-
-export interface CheckpointVerifyFlags {
-  later?: string;
-  fromKafka?: boolean;
-  topic?: string;
-  tenant?: string;
-  key: string[];
-  json?: boolean;
 }

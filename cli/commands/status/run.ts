@@ -1,24 +1,56 @@
 /**
- * What `tooltrail status` does (declared in status.ts, loaded when it runs).
+ * What `tooltrail status` does (declared in command.ts, loaded when it runs).
  */
-import { parseDurationSeconds } from '../alerts/duration.ts';
-import { DEFAULT_PORT, METRICS_TOKEN_ENV } from '../collector/endpoint.ts';
-import { PIPELINE_WARNING_CODES } from '../contract/index.ts';
-import { createReadClickHouse } from '../platform/auth/read-clickhouse.ts';
-import { type ReadScope, ReadScopeError, resolveReadScope, withinScope } from '../platform/auth/read-scope.ts';
-import { TokenConfigError } from '../platform/auth/tokens.ts';
-import { sqlFiles } from '../platform/sql-files.ts';
-import { schemaConfigFromEnv } from '../schema/config.ts';
-import { loadServicesConfig } from '../services/config.ts';
-import {
-  COLLECTOR_TOKEN_ENV,
-  COLLECTOR_URL_ENV,
-  type FlaggedRow,
-  type RejectedRow,
-  type StatusFlags,
-  type StatusIo,
-  type StatusReport,
-} from './status.ts';
+import { parseDurationSeconds } from '../../../alerts/duration.ts';
+import { DEFAULT_PORT, METRICS_TOKEN_ENV } from '../../../collector/endpoint.ts';
+import type { RejectionReport } from '../../../collector/rejection-window.ts';
+import { PIPELINE_WARNING_CODES } from '../../../contract/index.ts';
+import { createReadClickHouse } from '../../../platform/auth/read-clickhouse.ts';
+import { type ReadScope, ReadScopeError, resolveReadScope, withinScope } from '../../../platform/auth/read-scope.ts';
+import { TokenConfigError } from '../../../platform/auth/tokens.ts';
+import { sqlFiles } from '../../../platform/sql-files.ts';
+import { schemaConfigFromEnv } from '../../../schema/config.ts';
+import { loadServicesConfig } from '../../../services/config.ts';
+import { COLLECTOR_TOKEN_ENV, COLLECTOR_URL_ENV } from './env.ts';
+
+export interface StatusIo {
+  out(line: string): void;
+  err(line: string): void;
+  env: NodeJS.ProcessEnv;
+  now(): Date;
+}
+
+export interface StatusFlags {
+  since?: string;
+  json?: boolean;
+  token?: string;
+  tenant?: string;
+  allTenants?: boolean;
+  collector?: string;
+}
+
+export interface FlaggedRow {
+  tenant: string;
+  reason: string;
+  attribute: string;
+  spans: number;
+  example_span_id: string;
+  message: string;
+  last_seen: string;
+}
+
+/** What the collector's /v1/rejections answers: its own report type (collector/rejection-window.ts). */
+export type RejectedRow = RejectionReport;
+
+export interface StatusReport {
+  since: string;
+  until: string;
+  scope: { tenant: string } | { tenants: 'all' };
+  flagged: FlaggedRow[];
+  /** null when the collector could not be asked (`collector.error` says why). */
+  rejected: RejectedRow[] | null;
+  collector: { url: string; error?: string };
+}
 
 /** The collector keeps one hour of rejections. */
 const MAX_SINCE_SECONDS = 3_600;
@@ -78,7 +110,7 @@ async function readFlagged(env: NodeJS.ProcessEnv, scope: ReadScope, since: Date
   const ch = createReadClickHouse(loadServicesConfig(env).clickhouse, env);
   try {
     const rs = await ch.query({
-      query: sqlFile('pipelineFlags'),
+      query: sqlFile('pipeline_flags'),
       query_params: {
         db: schemaConfigFromEnv(env).database,
         codes: [...PIPELINE_WARNING_CODES],

@@ -1,9 +1,10 @@
 /**
- * The pipeline with its components as child processes (the soak; `tooltrail up` and the demo run them in this
- * process: stack.ts, on the same services.ts). Private: its own Kafka and ClickHouse (temporary home, free ports
- * picked at run time; the shared services on the default ports are never touched), and the collector and ingest
- * as child processes the fault schedule can kill -9, stop and restart. `close()` removes every process and folder it created, and a
- * synchronous `killAllSync()` does the same for processes when the parent exits abruptly.
+ * The pipeline with its components as child processes, for the soak (`tooltrail up` and the demo run them in one
+ * process: cli/stack/stack.ts, on the same cli/stack/services.ts). Private: its own Kafka and ClickHouse (temporary
+ * home, free ports picked at run time; the shared services on the default ports are never touched), and the
+ * collector and ingest as child processes the fault schedule can kill -9, stop and restart. `close()` removes every
+ * process and folder it created, and a synchronous `killAllSync()` does the same for processes when the parent exits
+ * abruptly.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
@@ -20,17 +21,17 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type ClickHouseClient, createClickHouse } from '../../platform/clickhouse.ts';
-import { KAFKA_CLIENT_ENV, type KafkaClientKind } from '../../platform/kafka/index.ts';
-import { PACKAGE_ROOT } from '../../platform/package-root.ts';
-import { DEFAULT_RETENTION_DAYS } from '../../schema/config.ts';
-import { clickhouseService } from '../../services/clickhouse/clickhouse.ts';
-import { loadServicesConfig } from '../../services/config.ts';
-import { type KafkaNodeService, kafkaNodeServices } from '../../services/kafka/cluster.ts';
-import { kafkaService } from '../../services/kafka/kafka.ts';
-import { freePort, freePortRun, isAlive, portOpen, runningPid } from '../../services/process.ts';
-import type { ManagedService } from '../../services/service.ts';
-import { migrateSchema, startServices } from './services.ts';
+import { migrateSchema, startServices } from '../cli/stack/services.ts';
+import { type ClickHouseClient, createClickHouse } from '../platform/clickhouse.ts';
+import { KAFKA_CLIENT_ENV, type KafkaClientKind } from '../platform/kafka/index.ts';
+import { PACKAGE_ROOT } from '../platform/package-root.ts';
+import { DEFAULT_RETENTION_DAYS } from '../schema/config.ts';
+import { clickhouseService } from '../services/clickhouse/clickhouse.ts';
+import { loadServicesConfig } from '../services/config.ts';
+import { type KafkaNodeService, kafkaNodeServices } from '../services/kafka/cluster.ts';
+import { kafkaService } from '../services/kafka/kafka.ts';
+import { freePort, freePortRun, isAlive, portOpen, runningPid } from '../services/process.ts';
+import type { ManagedService } from '../services/service.ts';
 
 const ROOT = PACKAGE_ROOT;
 const CLI = join(ROOT, 'bin', 'tooltrail.js');
