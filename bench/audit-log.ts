@@ -24,7 +24,7 @@ import { createClickHouseWriter } from '../ingest/writer.ts';
 import { type ClickHouseClient, clickHouseOf } from '../platform/clickhouse.ts';
 import { decodeExportTraceServiceRequest } from '../platform/otlp/index.ts';
 import { DEFAULT_RETENTION_DAYS, type SchemaConfig } from '../schema/config.ts';
-import { migrateUp } from '../schema/migrations.ts';
+import { dropDatabase, migrateUp } from '../schema/migrations.ts';
 import { loadServicesConfig } from '../services/config.ts';
 import { syntheticMessage } from '../testkit/ingest.ts';
 import { type BenchFigure, printBenchReport, spread } from './support/report.ts';
@@ -187,7 +187,7 @@ async function main() {
       ratio: logS.value / walkS.value,
     });
   } finally {
-    await ch.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+    await dropDatabase(ch, database);
     await ch.close();
   }
   printBenchReport({ bench: 'audit-log', figures });

@@ -13,7 +13,6 @@
  *     [--speed-database NAME]   keep the generated rows in database NAME and reuse them on the next run (generating
  *                               10M rows takes minutes); `DROP DATABASE NAME` when done
  */
-import { readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
 import { queryRows, runDetector } from '../alerts/detectors/load.ts';
@@ -30,6 +29,7 @@ import { generateCorpus, judgeSession } from './detector-evaluation/labelled-cor
 import { generateHistory } from './support/generate-history.ts';
 import { type BenchFigure, printBenchReport, spread } from './support/report.ts';
 import { localClickHouseCpu } from './support/server-cpu.ts';
+import { benchSql, evaluationSql, referenceSql, rowCount, settleMerges } from './support/sql.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -44,23 +44,14 @@ const { values: args } = parseArgs({
 });
 const WINDOW_SECONDS = 3_600;
 const DAY_MS = 86_400_000;
-const GENERATE_SQL = readFileSync(new URL('./detector-evaluation/generate-tool-calls.sql', import.meta.url), 'utf8');
+const GENERATE_SQL = evaluationSql('generate_tool_calls');
 // The detector as it was before its insert-time tables (migration 0014), timed beside it for the record.
-const FROM_TOOL_CALLS_SQL = readFileSync(
-  new URL('./detector-evaluation/mutation-after-incomplete-read-from-tool-calls.sql', import.meta.url),
-  'utf8',
-);
+const FROM_TOOL_CALLS_SQL = evaluationSql('mutation_after_incomplete_read_from_tool_calls');
 // The detector of migration 0014 (one pass, wide columns through both joins), timed and compared beside it.
-const ONE_PASS_SQL = readFileSync(
-  new URL('./detector-evaluation/mutation-after-incomplete-read-one-pass.sql', import.meta.url),
-  'utf8',
-);
+const ONE_PASS_SQL = evaluationSql('mutation_after_incomplete_read_one_pass');
 
 // dangerous_empty_reads as it was before its per-minute rollup (migration 0040): every read counted.
-const EMPTY_READS_RAW_SQL = readFileSync(
-  new URL('../testkit/reference/dangerous_empty_reads_raw.sql', import.meta.url),
-  'utf8',
-);
+const EMPTY_READS_RAW_SQL = referenceSql('dangerous_empty_reads_raw');
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -223,7 +214,7 @@ async function speed(): Promise<void> {
     const spanSeconds = 30 * 86_400;
     const start = new Date(Date.UTC(2026, 0, 1));
     const g0 = performance.now();
-    const stored = await countRows(ch, db.database);
+    const stored = await rowCount(ch, db.database, 'tool_calls');
     if (stored !== 0 && stored !== rows) {
       throw new Error(`${db.database}.tool_calls holds ${stored} rows, not ${rows}: drop it or pick another name`);
     }
@@ -231,12 +222,9 @@ async function speed(): Promise<void> {
     const generateMs = performance.now() - g0;
     // Freshly generated rows are still being merged in the background (tool_calls and the detector tables): timing
     // queries meanwhile would time those merges too, on the same two cores.
-    const settleMs = await settleMerges(ch, db.database);
+    const settleMs = await settleMerges(ch, db.database, 300_000);
     const end = new Date(start.getTime() + spanSeconds * 1000 + 300_000);
 
-    const scanSql = `SELECT count(), sum(length(session_id)), sum(length(trace_id)), sum(length(span_id)),
-        sum(length(scope_snapshot)), sum(length(tool_call_id)), sum(result_complete), max(start_time)
-      FROM {database:Identifier}.tool_calls WHERE effect IN ('read', 'mutation')`;
     // Wall time is what the target is about; the server's CPU time beside it moves much less with the load of
     // the shared machine (each query may use both cores, so CPU can exceed wall).
     const serverCpu = localClickHouseCpu(services.home);
@@ -265,7 +253,8 @@ async function speed(): Promise<void> {
     for (let i = 0; i < runs; i++) {
       samples.scan?.push(
         await time(
-          () => ch.query({ query: scanSql, query_params: { database: db.database } }).then((r) => r.text()),
+          () =>
+            ch.query({ query: benchSql('scan_tool_calls'), query_params: { db: db.database } }).then((r) => r.text()),
           'scan',
         ),
       );
@@ -373,32 +362,6 @@ async function speed(): Promise<void> {
 }
 
 const sameRows = (a: unknown[], b: unknown[]) => JSON.stringify(a) === JSON.stringify(b);
-
-/** Waits (at most 5 minutes) until no merge runs in `database`; returns how long that took. */
-async function settleMerges(ch: ClickHouseClient, database: string): Promise<number> {
-  const t0 = performance.now();
-  while (performance.now() - t0 < 300_000) {
-    const r = await ch.query({
-      query: 'SELECT count() AS n FROM system.merges WHERE database = {database:String}',
-      query_params: { database },
-      format: 'JSONEachRow',
-    });
-    const [row] = (await r.json()) as { n: string }[];
-    if (Number(row?.n ?? 0) === 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-  }
-  return performance.now() - t0;
-}
-
-async function countRows(ch: ClickHouseClient, database: string): Promise<number> {
-  const r = await ch.query({
-    query: 'SELECT count() AS n FROM {database:Identifier}.tool_calls',
-    query_params: { database },
-    format: 'JSONEachRow',
-  });
-  const [row] = (await r.json()) as { n: string }[];
-  return Number(row?.n ?? 0);
-}
 
 /** A database kept between runs (--speed-database): created and migrated if missing, never dropped here. */
 async function namedDatabase(

@@ -3,7 +3,7 @@
  * of the same rows (platform/native/encode.ts `encodeNative`, the named baseline), measured in the same run: hashing each
  * row's canonical form from the Native block inserted (audit/native-entries.ts, what the Native writer does; with
  * the native row hasher of audit/native-core when built, and with the JavaScript writer alone) and from row objects
- * (canonical.ts `digestEntries`, the JSON writer and `verify`). Then what the main thread still
+ * (canonical.ts `digestEntries`, as `verify` does). Then what the main thread still
  * pays when the digest worker does the hashing (audit/digest-offload.ts): handing it the blocks (one memcpy).
  *   node --import tsx bench/digest-overhead.ts
  */

@@ -29,10 +29,11 @@ import {
   messageIdBytes,
 } from '../platform/kafka/index.ts';
 import { DEFAULT_RETENTION_DAYS } from '../schema/config.ts';
-import { migrateUp } from '../schema/migrations.ts';
+import { dropDatabase, migrateUp } from '../schema/migrations.ts';
 import { loadServicesConfig } from '../services/config.ts';
 import { syntheticMessage } from '../testkit/ingest.ts';
 import { printBenchReport, spread } from './support/report.ts';
+import { countOf } from './support/sql.ts';
 import { beforeWorktree } from './support/worktree.ts';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -61,12 +62,8 @@ function processCpuUs(pid: number): number {
   return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS_PER_SECOND;
 }
 
-async function count(ch: ClickHouseClient, database: string): Promise<number> {
-  const rs = await ch.query({
-    query: `SELECT (SELECT count() FROM ${database}.tool_calls) + (SELECT count() FROM ${database}.spans) AS n`,
-    format: 'JSONEachRow',
-  });
-  return Number((await rs.json<{ n: string | number }>())[0]?.n ?? 0);
+function count(ch: ClickHouseClient, database: string): Promise<number> {
+  return countOf(ch, 'stored_spans', { db: database });
 }
 
 async function prefill(topic: string, messages: number, spansPerMessage: number): Promise<void> {
@@ -153,7 +150,7 @@ async function ingestRun(
   } finally {
     child.kill('SIGTERM');
     await exited;
-    await ch.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+    await dropDatabase(ch, database);
   }
 }
 

@@ -31,7 +31,7 @@ import { createCollector } from '../collector/factory.ts';
 import { type IngestConfig, loadIngestConfig } from '../ingest/config.ts';
 import { emptyFlattenResult, flattenInto } from '../ingest/flatten.ts';
 import { startIngest } from '../ingest/service.ts';
-import { createClickHouseWriter, type WireFormat } from '../ingest/writer.ts';
+import { createClickHouseWriter } from '../ingest/writer.ts';
 import { type ClickHouseClient, clickHouseOf } from '../platform/clickhouse.ts';
 import {
   createIdempotentProducer,
@@ -47,13 +47,14 @@ import {
 } from '../platform/kafka/index.ts';
 import { decodeExportTraceServiceRequest, encodeExportTraceServiceRequest } from '../platform/otlp/index.ts';
 import { DEFAULT_RETENTION_DAYS } from '../schema/config.ts';
-import { migrateUp } from '../schema/migrations.ts';
+import { dropDatabase, migrateUp } from '../schema/migrations.ts';
 import { loadServicesConfig } from '../services/config.ts';
 import { syntheticMessage, syntheticRequest } from '../testkit/ingest.ts';
 import { clientsOf, compressionOf } from './support/kafka-clients.ts';
 import { postOtlp } from './support/post-otlp.ts';
 import { type BenchFigure, printBenchReport, spread } from './support/report.ts';
 import { localClickHouseCpu } from './support/server-cpu.ts';
+import { benchSql, rowCount } from './support/sql.ts';
 
 const PARTITIONS = 3;
 
@@ -68,7 +69,7 @@ const { values: args } = parseArgs({
     'skip-latency': { type: 'boolean', default: false },
     /** The Kafka clients compared (platform/kafka), alternated round after round; the first is the baseline. */
     clients: { type: 'string', default: DEFAULT_KAFKA_CLIENT },
-    // Record tamper-evidence digests as `tooltrail ingest` does (cli/ingest.ts); off by default (comparable runs).
+    // Record tamper-evidence digests as `tooltrail ingest` does (cli/commands/ingest/run.ts); off by default (comparable runs).
     digests: { type: 'boolean', default: false },
     /** The codec of the pre-filled topic's batches (default: the collector's). */
     compression: { type: 'string', default: DEFAULT_KAFKA_COMPRESSION },
@@ -98,11 +99,6 @@ function serverCpuPerRow(before: number | undefined, after: number | undefined, 
 
 function clickhouse(): ClickHouseClient {
   return clickHouseOf(svc.clickhouse, { requestTimeoutMs: 120_000 });
-}
-
-async function count(ch: ClickHouseClient, sql: string): Promise<number> {
-  const rs = await ch.query({ query: sql, format: 'JSONEachRow' });
-  return Number((await rs.json<{ n: string | number }>())[0]?.n ?? 0);
 }
 
 async function freshDb(ch: ClickHouseClient, name: string): Promise<string> {
@@ -178,7 +174,7 @@ async function ingestRound(
   let n = 0;
   while (n === 0) {
     await sleep(10);
-    n = await count(ch, `SELECT count() AS n FROM ${database}.tool_calls`);
+    n = await rowCount(ch, database, 'tool_calls');
   }
   const firstMs = performance.now();
   const firstToolCalls = n;
@@ -186,18 +182,15 @@ async function ingestRound(
   const s0 = serverCpuMs();
   while (n < expectedToolCalls) {
     await sleep(50);
-    n = await count(ch, `SELECT count() AS n FROM ${database}.tool_calls`);
+    n = await rowCount(ch, database, 'tool_calls');
   }
   const lastMs = performance.now();
   const cpu = cpuMs() - c0;
   const s1 = serverCpuMs();
   await ingest.stop();
-  const rows =
-    n +
-    (await count(ch, `SELECT count() AS n FROM ${database}.spans`)) +
-    (await count(ch, `SELECT count() AS n FROM ${database}.tool_call_warnings`));
+  const rows = n + (await rowCount(ch, database, 'spans')) + (await rowCount(ch, database, 'tool_call_warnings'));
   if (n !== expectedToolCalls) throw new Error(`expected ${expectedToolCalls} tool calls, found ${n}`);
-  await ch.command({ query: `DROP DATABASE ${database}` });
+  await dropDatabase(ch, database);
   // Every message carries the same mix of tool calls, parent spans and warnings: rows scale with tool calls.
   const timedRows = (rows * (n - firstToolCalls)) / n;
   const seconds = (lastMs - firstMs) / 1000;
@@ -212,7 +205,7 @@ async function ingestRound(
   };
 }
 
-async function writerRound(ch: ClickHouseClient, messages: number, format: WireFormat): Promise<ThroughputRound> {
+async function writerRound(ch: ClickHouseClient, messages: number): Promise<ThroughputRound> {
   const database = await freshDb(ch, 'writer');
   const startMs = Date.now();
   const batches = [];
@@ -231,7 +224,7 @@ async function writerRound(ch: ClickHouseClient, messages: number, format: WireF
     }
     batches.push(out);
   }
-  const writer = createClickHouseWriter(ch, { database, format });
+  const writer = createClickHouseWriter(ch, { database });
   const c0 = cpuMs();
   const s0 = serverCpuMs();
   const t0 = performance.now();
@@ -243,7 +236,7 @@ async function writerRound(ch: ClickHouseClient, messages: number, format: WireF
   const seconds = (performance.now() - t0) / 1000;
   const cpu = cpuMs() - c0;
   const s1 = serverCpuMs();
-  await ch.command({ query: `DROP DATABASE ${database}` });
+  await dropDatabase(ch, database);
   const toolCalls = messages * SPANS_PER_MESSAGE;
   return {
     rowsPerSec: rows / seconds,
@@ -256,15 +249,14 @@ async function writerRound(ch: ClickHouseClient, messages: number, format: WireF
 async function bytesPerToolCall(ch: ClickHouseClient, topic: string, expected: number): Promise<string> {
   const database = await freshDb(ch, 'disk');
   const ingest = await startIngest(ingestConfig(topic, database, `bench-disk-${stamp()}`), { log: () => {} });
-  while ((await count(ch, `SELECT count() AS n FROM ${database}.tool_calls`)) < expected) await sleep(100);
+  while ((await rowCount(ch, database, 'tool_calls')) < expected) await sleep(100);
   await ingest.stop();
   const lines: string[] = [];
   for (const table of ['tool_calls', 'spans', 'tool_call_warnings']) {
-    await ch.command({ query: `OPTIMIZE TABLE ${database}.${table} FINAL` });
+    await ch.command({ query: benchSql('optimize_table'), query_params: { db: database, table } });
     const rs = await ch.query({
-      query: `SELECT sum(rows) AS rows, sum(bytes_on_disk) AS bytes, sum(data_uncompressed_bytes) AS raw, count() AS parts
-              FROM system.parts WHERE active AND database = {db:String} AND table = {t:String}`,
-      query_params: { db: database, t: table },
+      query: benchSql('table_parts'),
+      query_params: { db: database, table },
       format: 'JSONEachRow',
     });
     const r = (await rs.json<{ rows: string; bytes: string; raw: string; parts: string }>())[0]!;
@@ -272,7 +264,7 @@ async function bytesPerToolCall(ch: ClickHouseClient, topic: string, expected: n
       `  ${table.padEnd(19)} ${fmt(Number(r.rows)).padStart(9)} rows, ${(Number(r.bytes) / Number(r.rows)).toFixed(1)} bytes/row on disk (${(Number(r.raw) / Number(r.rows)).toFixed(0)} uncompressed), ${r.parts} part(s)`,
     );
   }
-  await ch.command({ query: `DROP DATABASE ${database}` });
+  await dropDatabase(ch, database);
   return lines.join('\n');
 }
 
@@ -318,7 +310,8 @@ async function latencyRun(ch: ClickHouseClient, rate: number, seconds: number, c
   const poller = (async () => {
     while (polling) {
       const rs = await ch.query({
-        query: `SELECT DISTINCT session_id FROM ${database}.tool_calls WHERE ingested_at >= now64(3) - INTERVAL 10 SECOND`,
+        query: benchSql('sessions_stored_lately'),
+        query_params: { db: database },
         format: 'JSONCompactEachRow',
       });
       const now = performance.now();
@@ -355,7 +348,7 @@ async function latencyRun(ch: ClickHouseClient, rate: number, seconds: number, c
     child.send('stop');
     await once(child, 'exit');
   }
-  await ch.command({ query: `DROP DATABASE ${database}` });
+  await dropDatabase(ch, database);
   const kafka = createKafkaClient({ brokers: svc.kafka.brokers, clientId: 'bench-ingest', quiet: true });
   await deleteTopics(kafka, [topic, `${topic}_dlq`]).catch(() => {});
   return { p50: pct(lat, 50) ?? Number.NaN, p99: pct(lat, 99) ?? Number.NaN, samples: lat.length, missing, non200 };
@@ -419,15 +412,10 @@ async function main(): Promise<void> {
   await prefill(topic, messages);
   const ingestRounds = new Map<KafkaClientKind, ThroughputRound[]>(clients.map((c) => [c, []]));
   const writerRounds: ThroughputRound[] = [];
-  const jsonRounds: ThroughputRound[] = [];
   for (let r = 0; r < rounds; r++) {
-    const w = await writerRound(ch, messages, 'native');
-    const j = await writerRound(ch, messages, 'json');
+    const w = await writerRound(ch, messages);
     writerRounds.push(w);
-    jsonRounds.push(j);
-    console.log(
-      `  round ${r + 1}: writer-only ${fmt(w.rowsPerSec)} rows/s (Native, CPU/row: ${cpuText(w)}), ${fmt(j.rowsPerSec)} rows/s (JSONCompactEachRow)`,
-    );
+    console.log(`  round ${r + 1}: writer-only ${fmt(w.rowsPerSec)} rows/s (CPU/row: ${cpuText(w)})`);
     // Alternated, the order turned each round, so neither client always follows the other.
     for (const client of r % 2 === 0 ? clients : [...clients].reverse()) {
       const i = await ingestRound(ch, topic, expected, client);
@@ -488,10 +476,6 @@ async function main(): Promise<void> {
       },
     );
   }
-  const jsonMed = median(jsonRounds.map((r) => r.rowsPerSec));
-  console.log(
-    `insert encoding: writer-only Native ${fmt(writerMed)} rows/s vs JSONCompactEachRow ${fmt(jsonMed)} rows/s (ratio ${(writerMed / jsonMed).toFixed(2)})`,
-  );
   const load = (await import('node:os')).loadavg()[0]!;
   console.log(
     `machine load average during the run: ${load.toFixed(1)} on ${(await import('node:os')).cpus().length} cores`,

@@ -19,11 +19,13 @@ import { parseArgs } from 'node:util';
 import { startStack } from '../cli/stack/stack.ts';
 import { type ClickHouseClient, clickHouseOf } from '../platform/clickhouse.ts';
 import { DEFAULT_RETENTION_DAYS } from '../schema/config.ts';
+import { dropDatabase } from '../schema/migrations.ts';
 import { syntheticMessage } from '../testkit/ingest.ts';
 import { services, uniqueName } from '../testkit/services.ts';
 import { startWebhookSink } from '../testkit/webhook-sink.ts';
 import { postOtlp } from './support/post-otlp.ts';
 import { type BenchFigure, printBenchReport } from './support/report.ts';
+import { benchSql } from './support/sql.ts';
 
 const { values: args } = parseArgs({
   options: {
@@ -158,7 +160,7 @@ await webhook.close();
 agent.destroy();
 await (async () => {
   const ch = clickHouseOf(services.clickhouse);
-  await ch.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+  await dropDatabase(ch, database);
   await ch.close();
 })();
 
@@ -219,20 +221,14 @@ async function stageTimes(
   db: string,
   t: string,
 ): Promise<{ stored: Map<string, number>; found: Map<string, number> }> {
-  const rows = async (query: string) => {
-    const rs = await ch.query({ query, query_params: { db, t }, format: 'JSONEachRow' });
+  const rows = async (name: string) => {
+    const rs = await ch.query({ query: benchSql(name), query_params: { db, tenant: t }, format: 'JSONEachRow' });
     return (await rs.json()) as { session: string; at: string }[];
   };
   const toMap = (xs: { session: string; at: string }[]) =>
     new Map(xs.map((x) => [x.session, Date.parse(`${x.at.replace(' ', 'T')}Z`)]));
   return {
-    stored: toMap(
-      await rows(`SELECT session_id AS session, toString(min(ingested_at)) AS at FROM {db:Identifier}.tool_calls
-                  WHERE tenant = {t:String} AND effect = 'mutation' AND session_id LIKE 'sess-%' GROUP BY session_id`),
-    ),
-    found: toMap(
-      await rows(`SELECT session_id AS session, toString(min(first_seen)) AS at FROM {db:Identifier}.findings FINAL
-                  WHERE tenant = {t:String} GROUP BY session_id`),
-    ),
+    stored: toMap(await rows('probe_stored_at')),
+    found: toMap(await rows('probe_found_at')),
   };
 }

@@ -3,9 +3,9 @@
  * holding leaders killed -9 and restarted, a partition reassigned off its leader and back, and every ingest instance
  * killed -9 and restarted in turn while the others take its partitions.
  */
-import type { Stack } from '../cli/stack/processes.ts';
 import { createKafkaClient, type KafkaClient, type PartitionState, partitionStates } from '../platform/kafka/index.ts';
 import { reassignmentsInProgress, reassignPartition } from './kafka-reassign.ts';
+import type { Stack } from './stack.ts';
 
 export const CLUSTER_FAULT_KINDS = ['broker-kill9', 'partition-reassign', 'ingest-rolling-kill9'] as const;
 export type ClusterFaultKind = (typeof CLUSTER_FAULT_KINDS)[number];

@@ -9,7 +9,7 @@ import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import type { KafkaClient } from '../platform/kafka/index.ts';
 import { findIn, type KafkaPlace } from './topic-readback.ts';
 
-const RANGES_SQL = readFileSync(new URL('./sql/recorded-ranges.sql', import.meta.url), 'utf8');
+const RANGES_SQL = readFileSync(new URL('./sql/recorded_ranges.sql', import.meta.url), 'utf8');
 
 export interface RecordedRange {
   partition: number;

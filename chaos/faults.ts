@@ -3,7 +3,6 @@
  * the private stack. Faults run one after another; one that overruns its slot delays the next, never overlaps it.
  */
 
-import type { Stack } from '../cli/stack/processes.ts';
 import { mulberry32 } from '../platform/seeded-random.ts';
 import {
   CLUSTER_FAULT_KINDS,
@@ -13,6 +12,7 @@ import {
 } from './cluster-faults.ts';
 import { hostileClients } from './hostile-clients.ts';
 import type { LoadGenerator } from './load.ts';
+import type { Stack } from './stack.ts';
 
 /** The faults of any stack (the default `--faults`); the cluster ones need `--kafka-brokers 3`. */
 export const FAULT_KINDS = [

@@ -1,15 +1,16 @@
 /**
  * The hostile-clients fault: while the soak's load runs, a second credential plays the security probe's cases
  * (testkit/collector-probe) against the stack's collector, which runs with the defaults except shorter timeouts
- * (cli/stack/processes.ts). The rules: each case gets its precise answer, and a third, quiet tenant is served (200)
+ * (chaos/stack.ts). The rules: each case gets its precise answer, and a third, quiet tenant is served (200)
  * while each abuse holds what it can and after it; the soak's own rule (nothing acknowledged lost) covers the load.
  * The in-flight gauges are not checked here (the load shares them); the test suite checks them on a quiet collector.
  */
-import { BYSTANDER_TOKEN, CHAOS_COLLECTOR_TIMEOUTS, HOSTILE_TOKEN, type Stack } from '../cli/stack/processes.ts';
+
 import { defaultCollectorConfig } from '../collector/config.ts';
 import { PROBE_CASES, type ProbeCase } from '../testkit/collector-probe/cases.ts';
 import { checkProbeCase, type ProbeOutcome, postEmptyExport } from '../testkit/collector-probe/check.ts';
 import { probeTarget } from '../testkit/collector-probe/target.ts';
+import { BYSTANDER_TOKEN, CHAOS_COLLECTOR_TIMEOUTS, HOSTILE_TOKEN, type Stack } from './stack.ts';
 
 /** Cases that count on the credential's whole share of slots or bytes: run one at a time, after the others. */
 const SHARE_CASES = new Set(['content-length-over-tenant-share-unfinished', 'slow-bodies-past-tenant-share']);

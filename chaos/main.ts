@@ -10,10 +10,10 @@
  * Exits 1 when an acknowledged span was lost or a span was stored twice.
  */
 import { parseArgs } from 'node:util';
-import type { Stack } from '../cli/stack/processes.ts';
 import { isKafkaClientKind, KAFKA_CLIENTS, type KafkaClientKind } from '../platform/kafka/index.ts';
 import { FAULT_KINDS, parseFaults } from './faults.ts';
 import { DEFAULT_SOAK, formatReport, runSoak, soakPassed } from './soak.ts';
+import type { Stack } from './stack.ts';
 
 /** `90`, `90s`, `10m` -> ms. */
 export function parseDuration(v: string): number {

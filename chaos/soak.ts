@@ -5,7 +5,6 @@
 
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Stack, startStack, type UnplannedExit } from '../cli/stack/processes.ts';
 import {
   createKafkaClient,
   fetchConsumerLag,
@@ -27,6 +26,7 @@ import {
   type ScheduledFault,
 } from './faults.ts';
 import { type LoadCounters, LoadGenerator } from './load.ts';
+import { type Stack, startStack, type UnplannedExit } from './stack.ts';
 import { formatMissing, type MissingReport, readBackMissing } from './topic-readback.ts';
 
 export interface SoakOptions extends FaultOptions {

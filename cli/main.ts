@@ -1,6 +1,6 @@
 /**
- * The `tooltrail` command. Each command group lives in its own file and registers itself (program.ts); errors a
- * user can fix print as one line (cause and fix), never a stack trace.
+ * The `tooltrail` command. Each command lives in its own folder, `commands/<command>/`, and registers itself
+ * (program.ts); errors a user can fix print as one line (cause and fix), never a stack trace.
  */
 import { buildProgram, userErrorLine } from './program.ts';
 

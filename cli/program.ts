@@ -1,22 +1,24 @@
 /**
  * The `tooltrail` commander program, built by a function so that it can also run in-process (the CLI fuzzer), and
  * the rule main.ts applies to an error that escapes it: a user's mistake prints one line, anything else is a bug.
+ * Each command lives in `commands/<command>/`: `command.ts` declares it and its options, `run.ts` (loaded only when
+ * the command runs) does it.
  */
 import { Command, type OutputConfiguration } from 'commander';
 import { ConfigError } from '../platform/config-error.ts';
 import { ServiceError } from '../services/errors.ts';
-import { registerAlertsCommands } from './alerts.ts';
-import { registerCheckpointCommands } from './checkpoint.ts';
-import { registerCollectorCommand } from './collector.ts';
-import { registerDeletionCommand } from './deletion.ts';
-import { registerDlqCommands } from './dlq.ts';
-import { registerIngestCommand } from './ingest.ts';
-import { registerMcpProxyCommand } from './mcp-proxy.ts';
-import { registerMigrateCommand } from './migrate.ts';
-import { registerReconstructCommands } from './reconstruct.ts';
-import { registerServicesCommand } from './services.ts';
-import { registerStatusCommand } from './status.ts';
-import { registerUpCommand } from './up.ts';
+import { registerAlertsCommands } from './commands/alerts/command.ts';
+import { registerCheckpointCommands } from './commands/checkpoint/command.ts';
+import { registerCollectorCommand } from './commands/collector/command.ts';
+import { registerDeleteCommand } from './commands/delete/command.ts';
+import { registerDlqCommands } from './commands/dlq/command.ts';
+import { registerIngestCommand } from './commands/ingest/command.ts';
+import { registerMcpProxyCommand } from './commands/mcp-proxy/command.ts';
+import { registerMigrateCommand } from './commands/migrate/command.ts';
+import { registerReconstructCommands } from './commands/reconstruct/command.ts';
+import { registerServicesCommand } from './commands/services/command.ts';
+import { registerStatusCommand } from './commands/status/command.ts';
+import { registerUpCommand } from './commands/up/command.ts';
 
 export interface ProgramOptions {
   /** Where commander writes usage errors and help (default stdout/stderr). */
@@ -41,7 +43,7 @@ export function buildProgram(options: ProgramOptions = {}): Command {
   registerAlertsCommands(program);
   registerReconstructCommands(program);
   registerCheckpointCommands(program);
-  registerDeletionCommand(program);
+  registerDeleteCommand(program);
   registerStatusCommand(program);
   registerMcpProxyCommand(program);
   return program;

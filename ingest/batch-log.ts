@@ -5,8 +5,8 @@
 import { readFileSync } from 'node:fs';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 
-const LOAD_SQL = readFileSync(new URL('./sql/load-batch-ranges.sql', import.meta.url), 'utf8');
-const RECENT_IDS_SQL = readFileSync(new URL('./sql/load-recent-message-ids.sql', import.meta.url), 'utf8');
+const LOAD_SQL = readFileSync(new URL('./sql/load_batch_ranges.sql', import.meta.url), 'utf8');
+const RECENT_IDS_SQL = readFileSync(new URL('./sql/load_recent_message_ids.sql', import.meta.url), 'utf8');
 const ID_HEX = 32;
 
 export const BATCH_INTENT = 0;

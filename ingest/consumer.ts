@@ -18,6 +18,7 @@ import {
 import { decodeExportTraceServiceRequest, type ExportTraceServiceRequest } from '../platform/otlp/index.ts';
 import { BATCH_INTENT, BATCH_STORED, type BatchLog, type BatchLogEntry, type BatchRange } from './batch-log.ts';
 import { assembleBlocks, ColumnArena, type ColumnsMark } from './columns/arena.ts';
+import type { DeclineReason } from './columns/decline.ts';
 import { decodeToColumns } from './columns/decode.ts';
 import { reasonOf, rejectedSpansLetters, undecodableLetter } from './dead-letter.ts';
 import { DeadLetterLog } from './dead-letter-log.ts';
@@ -99,6 +100,8 @@ class Entry implements PlanEntry {
     private readonly options: FlattenOptions | undefined,
     /** Where to decode the rows to, when the writer takes encoded blocks. */
     readonly arena: ColumnArena | undefined,
+    /** Counts a message the column path left to the general path, by reason. */
+    private readonly declines: (reason: DeclineReason) => void,
   ) {
     this.offset = Number(message.offset);
     this.timestamp = Number(message.timestamp);
@@ -128,7 +131,7 @@ class Entry implements PlanEntry {
     if (this.decoded) return;
     this.decoded = true;
     if (this.arena && this.message.value) {
-      this.mark = decodeToColumns(this.arena, this.message.value, this.options);
+      this.mark = decodeToColumns(this.arena, this.message.value, this.options, this.declines);
       if (this.mark) {
         this.spanRows = this.mark.toolCalls + this.mark.spans;
         return;
@@ -221,6 +224,7 @@ export class IngestLoop {
   private readonly deadLetterLog: DeadLetterLog;
   /** Group joins seen: a batch stored across one belongs to the previous generation. */
   private joins = 0;
+  private readonly countDecline = (reason: DeclineReason): void => this.o.metrics.columnPathDeclines.inc({ reason });
 
   constructor(private readonly o: IngestLoopOptions) {
     this.timers = o.timers ?? realTimers;
@@ -380,7 +384,7 @@ export class IngestLoop {
         return;
       }
     }
-    for (const m of batch.messages) st.buffer.push(new Entry(m, this.o.flatten, st.arena));
+    for (const m of batch.messages) st.buffer.push(new Entry(m, this.o.flatten, st.arena, this.countDecline));
     control.markFetched(batch.messages[batch.messages.length - 1]!.offset);
     const highWatermark = Number(batch.highWatermark);
     this.o.metrics.consumerLag.set({ partition: String(p) }, Math.max(0, highWatermark - firstOffset));

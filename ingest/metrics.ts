@@ -3,6 +3,7 @@
  * latency, dead letters, rejected spans. Served as Prometheus text by `tooltrail ingest --metrics-port`.
  */
 import { MetricsRegistry } from '../platform/metrics/index.ts';
+import { DECLINE_REASONS } from './columns/decline.ts';
 import { DEAD_LETTER_REASONS } from './dead-letter.ts';
 
 export class IngestMetrics {
@@ -29,6 +30,11 @@ export class IngestMetrics {
   readonly resentSpans = this.registry.counter(
     'tooltrail_ingest_resent_spans_total',
     'Spans of the re-sent messages left out.',
+  );
+  readonly columnPathDeclines = this.registry.counter(
+    'tooltrail_ingest_column_path_declines_total',
+    'Messages the column path left to the general path (flatten), by reason (ingest/columns/decline.ts).',
+    ['reason'],
   );
   readonly batches = this.registry.counter('tooltrail_ingest_batches_total', 'Batches stored and committed.');
   readonly fencedBatches = this.registry.counter(
@@ -58,6 +64,7 @@ export class IngestMetrics {
   constructor() {
     // Every reason's series exists from the start at 0, so `increase()` and alerts see the first letter.
     for (const reason of DEAD_LETTER_REASONS) this.deadLetters.inc({ reason }, 0);
+    for (const reason of DECLINE_REASONS) this.columnPathDeclines.inc({ reason }, 0);
   }
 
   render(): Promise<string> {

@@ -8,7 +8,7 @@ import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
 import { encodeNative, type NativeType } from '../platform/native/encode.ts';
-import { countsOf, isBlocks, type StoredBatch } from '../schema/batch.ts';
+import { countsOf } from '../schema/batch.ts';
 import {
   type Rows,
   SPAN_COLUMNS,
@@ -20,7 +20,6 @@ import {
 } from '../schema/rows.ts';
 import type { BatchStoredHook } from './batch-stored.ts';
 import type { EncodedRows } from './columns/arena.ts';
-import { encodeJsonCompactEachRow } from './encode.ts';
 import type { IngestMetrics } from './metrics.ts';
 
 export const TABLES = { toolCalls: 'tool_calls', warnings: 'tool_call_warnings', spans: 'spans' } as const;
@@ -36,13 +35,11 @@ export interface WriteResult {
   insertMs: number;
 }
 
-export type WireFormat = 'native' | 'json';
-
 export interface RowWriter {
   writeRows(rows: Rows, options?: WriteOptions): Promise<WriteResult>;
   /**
    * Inserts Native blocks already encoded (ingest/columns/), with the same tokens, settings and digests as
-   * `writeRows`. Absent when the writer needs row objects (JSON format): the caller then passes rows.
+   * `writeRows`. Absent in a writer that takes row objects only (the unit tests' fakes): the caller then passes rows.
    */
   writeEncoded?(blocks: EncodedRows, options?: WriteOptions): Promise<WriteResult>;
 }
@@ -51,11 +48,6 @@ export interface ClickHouseWriterOptions {
   database: string;
   metrics?: IngestMetrics;
   now?: () => number;
-  /**
-   * Insert encoding: `native` (default; ClickHouse parses it 3-5x faster) or `json` (JSONCompactEachRow, readable
-   * in a packet capture; the benchmark's comparison).
-   */
-  format?: WireFormat;
   /** Called once a batch is stored (the assembly wires the audit's digest recorder: audit/README.md). */
   batchStored?: BatchStoredHook;
 }
@@ -82,10 +74,9 @@ async function insertBody(
   columns: readonly string[],
   body: Buffer,
   token: string | undefined,
-  format: WireFormat,
 ): Promise<void> {
   const result = await ch.exec({
-    query: `INSERT INTO ${table} (${columns.map((c) => `\`${c}\``).join(', ')}) FORMAT ${format === 'native' ? 'Native' : 'JSONCompactEachRow'}`,
+    query: `INSERT INTO ${table} (${columns.map((c) => `\`${c}\``).join(', ')}) FORMAT Native`,
     values: Readable.from([body], { objectMode: false }),
     clickhouse_settings: insertSettings(token),
   });
@@ -97,7 +88,6 @@ async function insertBody(
 export function createClickHouseWriter(ch: ClickHouseClient, options: ClickHouseWriterOptions): RowWriter {
   const db = options.database;
   const now = options.now ?? Date.now;
-  const format = options.format ?? 'native';
   const observe = (result: WriteResult) => {
     const m = options.metrics;
     if (!m) return;
@@ -108,71 +98,34 @@ export function createClickHouseWriter(ch: ClickHouseClient, options: ClickHouse
     m.batchRows.observe(result.rows.toolCalls + result.rows.warnings + result.rows.spans);
   };
   /**
-   * Inserts one body per non-empty table, each with its derived token; once all three are acknowledged, records the
-   * batch's digests (before the caller acknowledges the batch upstream).
+   * Inserts the block of each non-empty table, each with its derived token; once all three are acknowledged, records
+   * the batch's digests (before the caller acknowledges the batch upstream). The digests hash the very blocks
+   * inserted (audit/native-entries.ts), from either path.
    */
-  const store = async (
-    bodies: readonly (readonly [table: string, columns: readonly string[], rows: number, body: () => Buffer])[],
-    wire: WireFormat,
-    stored: StoredBatch,
-    { dedupToken }: WriteOptions,
-  ): Promise<WriteResult> => {
+  const writeEncoded = async (blocks: EncodedRows, { dedupToken }: WriteOptions = {}): Promise<WriteResult> => {
     const started = now();
-    // The hook may start on the rows while ClickHouse inserts (the audit's digest worker does).
-    const prepared = options.batchStored?.prepare?.(
-      isBlocks(stored) ? { kind: 'native', blocks: stored } : { kind: 'rows', rows: stored },
-    );
+    // The hook may start on the blocks while ClickHouse inserts (the audit's digest worker does).
+    const prepared = options.batchStored?.prepare?.({ kind: 'native', blocks });
     const jobs: Promise<void>[] = [];
-    for (const [table, columns, rows, body] of bodies) {
-      if (rows === 0) continue;
+    for (const [table, columns, block] of [
+      [TABLES.toolCalls, TOOL_CALL_COLUMNS, blocks.toolCalls],
+      [TABLES.warnings, WARNING_COLUMNS, blocks.warnings],
+      [TABLES.spans, SPAN_COLUMNS, blocks.spans],
+    ] as const) {
+      if (block.rows === 0) continue;
       const token = dedupToken === undefined ? undefined : `${dedupToken}:${table}`;
-      jobs.push(insertBody(ch, `${db}.${table}`, columns, body(), token, wire));
+      jobs.push(insertBody(ch, `${db}.${table}`, columns, block.body, token));
     }
     // All three settle before we report: a failed table is retried with the same token, the stored ones dedup.
     const settled = await Promise.allSettled(jobs);
     const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
     if (failed) throw failed.reason;
-    await options.batchStored?.record(stored, { batchId: dedupToken, prepared });
-    const result: WriteResult = { rows: countsOf(stored), insertMs: now() - started };
+    await options.batchStored?.record(blocks, { batchId: dedupToken, prepared });
+    const result: WriteResult = { rows: countsOf(blocks), insertMs: now() - started };
     observe(result);
     return result;
   };
-  // Native: the digests hash the very blocks inserted (audit/native-entries.ts), from either path.
-  const writeEncoded = (blocks: EncodedRows, o: WriteOptions = {}) =>
-    store(
-      [
-        [TABLES.toolCalls, TOOL_CALL_COLUMNS, blocks.toolCalls.rows, () => blocks.toolCalls.body],
-        [TABLES.warnings, WARNING_COLUMNS, blocks.warnings.rows, () => blocks.warnings.body],
-        [TABLES.spans, SPAN_COLUMNS, blocks.spans.rows, () => blocks.spans.body],
-      ],
-      'native',
-      blocks,
-      o,
-    );
-  if (format === 'native') return { writeEncoded, writeRows: (rows, o) => writeEncoded(encodeRows(rows), o) };
-  return {
-    writeRows: (rows, o = {}) =>
-      store(
-        [
-          [
-            TABLES.toolCalls,
-            TOOL_CALL_COLUMNS,
-            rows.toolCalls.length,
-            () => encodeJsonCompactEachRow(rows.toolCalls, TOOL_CALL_COLUMNS),
-          ],
-          [
-            TABLES.warnings,
-            WARNING_COLUMNS,
-            rows.warnings.length,
-            () => encodeJsonCompactEachRow(rows.warnings, WARNING_COLUMNS),
-          ],
-          [TABLES.spans, SPAN_COLUMNS, rows.spans.length, () => encodeJsonCompactEachRow(rows.spans, SPAN_COLUMNS)],
-        ],
-        'json',
-        rows,
-        o,
-      ),
-  };
+  return { writeEncoded, writeRows: (rows, o) => writeEncoded(encodeRows(rows), o) };
 }
 
 /** The Native blocks of rows (the row path's encoding; the column path builds the same bytes from the wire). */

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const INCLUDE_RE = /^([ \t]*)\{\{include:([a-z_]+)\}\}/gm;
 
-/** `sqlFiles(new URL('./sql/', import.meta.url))('callsOfSession')` reads `./sql/callsOfSession.sql`, composed. */
+/** `sqlFiles(new URL('./sql/', import.meta.url))('calls_of_session')` reads `./sql/calls_of_session.sql`, composed. */
 export function sqlFiles(dir: URL): (name: string) => string {
   const cache = new Map<string, string>();
   return (name) => {

@@ -28,7 +28,12 @@ export type FindingResolver = (fingerprint: string) => Promise<FindingRef | null
 export function findingResolverFor(ch: ClickHouseClient, schema: SchemaConfig): FindingResolver {
   return async (fingerprint) => {
     try {
-      const rows = await selectRows(ch, 'findingByFingerprint', { db: schema.database, fingerprint }, FindingRefSchema);
+      const rows = await selectRows(
+        ch,
+        'finding_by_fingerprint',
+        { db: schema.database, fingerprint },
+        FindingRefSchema,
+      );
       return rows[0] ?? null;
     } catch (err) {
       if (/UNKNOWN_TABLE|Unknown table|doesn't exist/i.test(String(err))) {

@@ -49,7 +49,7 @@ export async function loadSessionTimeline(
   const max = options.maxCalls ?? DEFAULT_MAX_CALLS;
   const loaded = await selectRows(
     ch,
-    'callsOfSession',
+    'calls_of_session',
     { db, tenant: t.tenant, session: t.session, trace: t.trace, limit: max + 1 },
     CallRowSchema,
   );
@@ -65,14 +65,14 @@ export async function loadSessionTimeline(
   const wantedSnapshots = [...new Set(calls.flatMap((c) => c.evidence_snapshots))];
 
   const [knownSpans, warnings, referencedReads] = await Promise.all([
-    traces.length ? selectRows(ch, 'spansOfTraces', { db, tenant: t.tenant, traces }, KnownSpanSchema) : [],
+    traces.length ? selectRows(ch, 'spans_of_traces', { db, tenant: t.tenant, traces }, KnownSpanSchema) : [],
     spans.length
-      ? selectRows(ch, 'warningsOfCalls', { db, tenant: t.tenant, spans, ...bounds }, WarningDetailRowSchema)
+      ? selectRows(ch, 'warnings_of_calls', { db, tenant: t.tenant, spans, ...bounds }, WarningDetailRowSchema)
       : [],
     wantedIds.length || wantedSnapshots.length
       ? selectRows(
           ch,
-          'readsReferenced',
+          'reads_referenced',
           { db, tenant: t.tenant, call_ids: wantedIds, snapshots: wantedSnapshots },
           CallRowSchema,
         )
@@ -125,7 +125,7 @@ export async function reconstructSession(
 ): Promise<Reconstruction> {
   const tenants = await selectRows(
     ch,
-    'tenantsOfSession',
+    'tenants_of_session',
     { db: schema.database, session: query.session, tenant: query.tenant ?? '' },
     z.object({ tenant: z.string(), by_trace: z.union([z.boolean(), z.number()]).transform(Boolean) }),
   );
@@ -155,7 +155,7 @@ export async function reconstructTrace(
 ): Promise<Reconstruction> {
   const pairs = await selectRows(
     ch,
-    'sessionsOfTrace',
+    'sessions_of_trace',
     { db: schema.database, trace: query.trace, tenant: query.tenant ?? '' },
     z.object({ tenant: z.string(), session_id: z.string() }),
   );

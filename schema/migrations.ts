@@ -14,12 +14,15 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
+import { sqlFiles } from '../platform/sql-files.ts';
 import { type SchemaConfig, SchemaConfigSchema } from './config.ts';
 
 export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), 'migrations');
 /** The cluster variant's Distributed tables (`<table>_all`), applied after the migrations on a cluster. */
 export const DISTRIBUTED_SQL = join(dirname(fileURLToPath(import.meta.url)), 'cluster', 'distributed.sql');
 const FILE_RE = /^(\d{4})_([a-z0-9_]+)\.(up|down)\.sql$/;
+/** The migrations' own bookkeeping (schema_migrations). */
+const sql = sqlFiles(new URL('./sql/', import.meta.url));
 
 export interface Migration {
   version: number;
@@ -107,18 +110,15 @@ export interface MigrateResult {
 }
 
 async function ensureBookkeeping(ch: ClickHouseClient, config: SchemaConfig): Promise<void> {
-  const onCluster = config.cluster ? `ON CLUSTER ${config.cluster}` : '';
-  await ch.command({ query: `CREATE DATABASE IF NOT EXISTS ${config.database} ${onCluster}` });
-  await ch.command({
-    query: `CREATE TABLE IF NOT EXISTS ${config.database}.schema_migrations ${onCluster}
-      (version UInt32, name String, checksum String, applied_at DateTime64(3, 'UTC') DEFAULT now64(3))
-      ENGINE = ${engineFor(config, 'schema_migrations', 'ReplacingMergeTree(applied_at)')} ORDER BY version`,
-  });
+  for (const file of ['create_database', 'create_schema_migrations']) {
+    for (const stmt of splitStatements(renderSql(sql(file), config))) await ch.command({ query: stmt });
+  }
 }
 
 export async function appliedVersions(ch: ClickHouseClient, config: SchemaConfig): Promise<Map<number, string>> {
   const rs = await ch.query({
-    query: `SELECT version, argMax(checksum, applied_at) AS checksum FROM ${config.database}.schema_migrations FINAL GROUP BY version`,
+    query: sql('applied_versions'),
+    query_params: { db: config.database },
     format: 'JSONEachRow',
   });
   const rows = await rs.json<{ version: number; checksum: string }>();
@@ -158,6 +158,11 @@ export async function migrateUp(
   return result;
 }
 
+/** Drops `database` and everything in it (a fresh demo, a throwaway test or bench database). */
+export async function dropDatabase(ch: ClickHouseClient, database: string): Promise<void> {
+  await ch.command({ query: sql('drop_database'), query_params: { db: database } });
+}
+
 /** Reverts the newest `steps` applied migrations. */
 export async function migrateDown(
   ch: ClickHouseClient,
@@ -174,8 +179,8 @@ export async function migrateDown(
   for (const m of toRevert) {
     for (const stmt of splitStatements(renderSql(m.down, config))) await ch.command({ query: stmt });
     await ch.command({
-      query: `ALTER TABLE ${config.database}.schema_migrations DELETE WHERE version = {v:UInt32}`,
-      query_params: { v: m.version },
+      query: sql('forget_version'),
+      query_params: { db: config.database, v: m.version },
       clickhouse_settings: { mutations_sync: '1' },
     });
   }

@@ -6,10 +6,12 @@
  *   use the instrumentation package's public entry, as any agent runtime does);
  * - the dev services import contract/ and platform/; the assembly (cli/) imports anything but tools and tests;
  * - the tools (bench/, chaos/, fuzz/, demo/) and testkit/ never import test/; testkit/ is for tests and tools only.
- * `npm run check:imports` lists the imports that break it.
+ * And the CLI's one layout: every command is a folder `cli/commands/<command>/` with `command.ts` (declares it) and
+ * `run.ts` (does it); `command.ts` reaches `run.ts` through types and a lazy `import()` only, `run.ts` never
+ * imports `command.ts`. `npm run check:imports` lists the imports that break either.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import ts from 'typescript';
 
@@ -108,10 +110,71 @@ export function checkImports(root: string, files = sourceFiles(root)): { edges: 
   return { edges, violations };
 }
 
+const COMMANDS_DIR = 'cli/commands';
+
+/** The static imports of one source file that carry values (an `import type` or all-`type` names carry none). */
+function valueImportsOf(file: string, source: string): string[] {
+  const sf = ts.createSourceFile(file, source, ts.ScriptTarget.Latest, false, ts.ScriptKind.TS);
+  const specs: string[] = [];
+  for (const st of sf.statements) {
+    if (ts.isImportDeclaration(st) && ts.isStringLiteral(st.moduleSpecifier)) {
+      const clause = st.importClause;
+      const named = clause?.namedBindings;
+      const typeOnly =
+        clause !== undefined &&
+        (clause.isTypeOnly ||
+          (clause.name === undefined &&
+            named !== undefined &&
+            ts.isNamedImports(named) &&
+            named.elements.length > 0 &&
+            named.elements.every((e) => e.isTypeOnly)));
+      if (!typeOnly) specs.push(st.moduleSpecifier.text);
+    } else if (ts.isExportDeclaration(st) && st.moduleSpecifier && ts.isStringLiteral(st.moduleSpecifier)) {
+      if (!st.isTypeOnly) specs.push(st.moduleSpecifier.text);
+    }
+  }
+  return specs;
+}
+
+/** What breaks the CLI's one layout under `root` (each a line naming the file and the fix). */
+export function checkCliLayout(root: string): string[] {
+  const dir = join(root, COMMANDS_DIR);
+  if (!existsSync(dir)) return [`${COMMANDS_DIR}/ does not exist: every command lives in ${COMMANDS_DIR}/<command>/`];
+  const problems: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const folder = `${COMMANDS_DIR}/${entry.name}`;
+    if (!entry.isDirectory()) {
+      problems.push(`${folder}: only command folders belong in ${COMMANDS_DIR}/`);
+      continue;
+    }
+    const command = `${folder}/command.ts`;
+    const run = `${folder}/run.ts`;
+    for (const f of [command, run]) if (!existsSync(join(root, f))) problems.push(`${f} is missing`);
+    const norm = (from: string, spec: string) => normalize(join(dirname(from), spec));
+    if (existsSync(join(root, command))) {
+      for (const spec of valueImportsOf(command, readFileSync(join(root, command), 'utf8'))) {
+        if (norm(command, spec) === run)
+          problems.push(
+            `${command} imports run.ts: load it in the action (\`import('./run.ts')\`), import its types only`,
+          );
+      }
+    }
+    if (existsSync(join(root, run))) {
+      for (const edge of importsOf(run, readFileSync(join(root, run), 'utf8'))) {
+        if (edge.to === command) problems.push(`${run} imports command.ts: run.ts owns its flags' types`);
+      }
+    }
+  }
+  return problems;
+}
+
 if (process.argv[1] && relative(process.argv[1], new URL(import.meta.url).pathname) === '') {
   const root = process.argv[2] ?? join(dirname(new URL(import.meta.url).pathname), '..');
   const { edges, violations } = checkImports(root);
   for (const v of violations) console.log(`${v.from} -> ${v.to}: ${v.why}`);
   console.log(`${edges} imports, ${violations.length} breaking the layout's rule`);
-  process.exitCode = violations.length ? 1 : 0;
+  const cli = checkCliLayout(root);
+  for (const p of cli) console.log(p);
+  console.log(`${cli.length} breaking the CLI's command layout`);
+  process.exitCode = violations.length || cli.length ? 1 : 0;
 }

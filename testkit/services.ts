@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { type ClickHouseClient, clickHouseOf, pingClickHouse } from '../platform/clickhouse.ts';
 import { createKafkaClient, describeCluster, type KafkaClient, type KafkaClientKind } from '../platform/kafka/index.ts';
 import { DEFAULT_RETENTION_DAYS, type SchemaConfig } from '../schema/config.ts';
-import { migrateUp } from '../schema/migrations.ts';
+import { dropDatabase, migrateUp } from '../schema/migrations.ts';
 import { alertmanagerReady } from '../services/alertmanager/alertmanager.ts';
 import { loadServicesConfig, type ServicesConfig } from '../services/config.ts';
 
@@ -73,7 +73,7 @@ export async function freshDatabase(prefix = 'tt_test'): Promise<TestDatabase> {
     schema,
     database,
     async drop() {
-      await ch.command({ query: `DROP DATABASE IF EXISTS ${database}` });
+      await dropDatabase(ch, database);
       await ch.close();
     },
   };

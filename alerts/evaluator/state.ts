@@ -8,8 +8,11 @@
  */
 import { z } from 'zod';
 import type { ClickHouseClient } from '../../platform/clickhouse.ts';
+import { sqlFiles } from '../../platform/sql-files.ts';
 import { chTimeToIso } from '../detectors/rows.ts';
 import { chTime, nextVersion, table } from '../identifiers.ts';
+
+const sql = sqlFiles(new URL('./sql/', import.meta.url));
 
 const WATERMARK = 'watermark';
 const ARRIVAL_WATERMARK = 'arrival_watermark';
@@ -21,9 +24,8 @@ export interface Watermarks {
 
 async function readKey(ch: ClickHouseClient, database: string, evaluator: string, key: string): Promise<Date | null> {
   const rs = await ch.query({
-    query: `SELECT value FROM ${table(database, 'evaluator_state')} FINAL
-            WHERE evaluator = {evaluator:String} AND key = {key:String}`,
-    query_params: { evaluator, key },
+    query: sql('evaluator_state_value'),
+    query_params: { db: database, evaluator, key },
     format: 'JSONEachRow',
   });
   const rows = z.array(z.object({ value: z.string() })).parse(await rs.json<unknown>());
@@ -69,7 +71,7 @@ export async function writeWatermarks(
 
 /** ClickHouse's own time: the axis of ingested_at, whatever the evaluator's clock says. */
 export async function clickhouseNow(ch: ClickHouseClient): Promise<Date> {
-  const rs = await ch.query({ query: "SELECT toString(now64(3, 'UTC')) AS now", format: 'JSONEachRow' });
+  const rs = await ch.query({ query: sql('clickhouse_now'), format: 'JSONEachRow' });
   const rows = z.array(z.object({ now: z.string() })).parse(await rs.json<unknown>());
   const v = rows[0]?.now;
   if (v === undefined) throw new Error('ClickHouse did not say what time it is');

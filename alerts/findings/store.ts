@@ -5,6 +5,7 @@
  */
 import { z } from 'zod';
 import type { ClickHouseClient } from '../../platform/clickhouse.ts';
+import { sqlFiles } from '../../platform/sql-files.ts';
 import { chTimeToIso } from '../detectors/rows.ts';
 import { chTime, nextVersion, table } from '../identifiers.ts';
 import { type Finding, FindingSchema } from './finding.ts';
@@ -49,8 +50,7 @@ function fromRow(raw: unknown): FindingRecord {
   };
 }
 
-const COLUMNS = `finding_json, first_seen, last_seen, resolved_at, toString(resolution) AS resolution,
-                 toString(alert_status) AS alert_status, last_sent_at`;
+const sql = sqlFiles(new URL('./sql/', import.meta.url));
 
 /**
  * What the evaluator must reconcile: findings still open (active, or resolved but Alertmanager not yet told),
@@ -64,10 +64,8 @@ export async function loadOpenAndRecent(
   since: Date,
 ): Promise<Map<string, FindingRecord>> {
   const rs = await ch.query({
-    query: `SELECT ${COLUMNS} FROM ${table(database, 'findings')} FINAL
-            WHERE ({tenant:String} = '' OR tenant = {tenant:String})
-              AND (resolved_at IS NULL OR alert_status = 'firing' OR event_time >= {since:DateTime64(3)})`,
-    query_params: { tenant, since },
+    query: sql('open_and_recent_findings'),
+    query_params: { db: database, tenant, since },
     format: 'JSONEachRow',
   });
   const out = new Map<string, FindingRecord>();
@@ -91,12 +89,13 @@ export async function listRecords(
   o: ListOptions = {},
 ): Promise<FindingRecord[]> {
   const rs = await ch.query({
-    query: `SELECT ${COLUMNS} FROM ${table(database, 'findings')} FINAL
-            WHERE ({tenant:String} = '' OR tenant = {tenant:String})
-              AND last_seen >= {since:DateTime64(3)}
-              AND (NOT {active_only:Bool} OR resolved_at IS NULL)
-            ORDER BY first_seen, fingerprint`,
-    query_params: { tenant: o.tenant ?? '', since: o.since ?? new Date(0), active_only: o.activeOnly ?? false },
+    query: sql('listed_findings'),
+    query_params: {
+      db: database,
+      tenant: o.tenant ?? '',
+      since: o.since ?? new Date(0),
+      active_only: o.activeOnly ?? false,
+    },
     format: 'JSONEachRow',
   });
   return (await rs.json<unknown>()).map(fromRow);

@@ -1,15 +1,16 @@
 /**
  * The detectors as Grafana alert rules (file provisioning), for teams that alert from Grafana instead of running
  * `tooltrail alerts`. Generated from the same .sql files: the bound parameters become Grafana's ClickHouse
- * macros ($__fromTime / $__toTime) and the configured defaults, and each rule adds the owner resolution the
- * evaluator does (alerts/owners/resolve.ts) as joins on the `owners` view, so Grafana's notification policies
- * can route on the same `owner` / `team` labels.
+ * macros ($__fromTime / $__toTime) and the configured defaults, and each rule (its file in ./sql/, around the
+ * detector's rows) adds the owner resolution the evaluator does (alerts/owners/resolve.ts) as joins on the
+ * `owners` view, so Grafana's notification policies can route on the same `owner` / `team` labels.
  *
  *   node --import tsx alerts/grafana/rules.ts   (rewrites alerts/grafana/provisioning/alerting/tooltrail-rules.yaml)
  */
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { sqlFiles } from '../../platform/sql-files.ts';
 import { ALERT_NAMES } from '../alertmanager/payload.ts';
 import { type AlertsConfig, defaultAlertsConfig } from '../config.ts';
 import { type DetectorName, loadDetector } from '../detectors/load.ts';
@@ -18,9 +19,11 @@ export const RULES_PATH = fileURLToPath(new URL('./provisioning/alerting/tooltra
 export const DATASOURCE_UID = 'tooltrail-clickhouse';
 export const DATASOURCE_TYPE = 'grafana-clickhouse-datasource';
 
-/** A detector's SQL with Grafana macros and constants in place of its bound parameters. */
-export function grafanaSql(name: DetectorName, database: string, c: AlertsConfig): string {
-  const values: Record<string, string> = {
+const sql = sqlFiles(new URL('./sql/', import.meta.url));
+
+/** The Grafana macro or configured constant that stands for each bound parameter. */
+function grafanaValues(database: string, c: AlertsConfig): Record<string, string> {
+  return {
     database,
     tenant: "''",
     since: '$__fromTime',
@@ -32,9 +35,13 @@ export function grafanaSql(name: DetectorName, database: string, c: AlertsConfig
     window_days: String(c.warnings.windowDays),
     min_days_fraction: String(c.warnings.minDaysFraction),
     retire_after_days: String(c.warnings.retireAfterDays),
+    remind_after_days: String(c.warnings.remindAfterDays),
   };
-  const d = loadDetector(name);
-  const body = d.sql
+}
+
+/** SQL as Grafana runs it: without its comments, each bound parameter replaced by its value. */
+function forGrafana(text: string, name: string, values: Record<string, string>): string {
+  return text
     .split('\n')
     .filter((l) => !l.trim().startsWith('--'))
     .join('\n')
@@ -42,53 +49,20 @@ export function grafanaSql(name: DetectorName, database: string, c: AlertsConfig
       const v = values[p];
       if (v === undefined) throw new Error(`no Grafana value for parameter ${p} of ${name}`);
       return v;
-    });
-  return body.trim();
+    })
+    .trim();
 }
 
-/** Owner of a mutation: the tool's (this tenant's, else every tenant's), else the agent's. */
-function withMutationOwner(inner: string, db: string): string {
-  const owners = (kind: string, tenantFilter: string) =>
-    `(SELECT tenant, subject, owner, team FROM ${db}.owners WHERE subject_kind = '${kind}' AND ${tenantFilter})`;
-  return `SELECT f.tenant AS tenant, f.session AS session, toString(f.tool_name) AS tool,
-       toString(f.agent_name) AS agent, f.mutation_span_id AS mutation_span_id, f.severity AS severity,
-       multiIf(tt.owner != '', tt.owner, tg.owner != '', tg.owner, at.owner != '', at.owner, ag.owner) AS owner,
-       multiIf(tt.owner != '', tt.team, tg.owner != '', tg.team, at.owner != '', at.team, ag.team) AS team,
-       toFloat64(f.score) AS value
-FROM (
-${inner}
-) AS f
-LEFT JOIN ${owners('tool', "tenant != ''")} AS tt ON tt.tenant = f.tenant AND tt.subject = f.tool_name
-LEFT JOIN ${owners('tool', "tenant = ''")} AS tg ON tg.subject = f.tool_name
-LEFT JOIN ${owners('agent', "tenant != ''")} AS at ON at.tenant = f.tenant AND at.subject = f.agent_name
-LEFT JOIN ${owners('agent', "tenant = ''")} AS ag ON ag.subject = f.agent_name`;
+/** A detector's SQL with Grafana macros and constants in place of its bound parameters. */
+export function grafanaSql(name: DetectorName, database: string, c: AlertsConfig): string {
+  return forGrafana(loadDetector(name).sql, name, grafanaValues(database, c));
 }
 
-/** Owner of a warning: the (code, source) pair's, else the source's (`*`); this tenant's, else every tenant's. */
-function withWarningOwner(inner: string, db: string, where: string, ownerFilter: string, value: string): string {
-  const owners = (code: 'exact' | 'any', tenantFilter: string) =>
-    `(SELECT tenant, subject, source, owner, team, assigned_at FROM ${db}.owners WHERE subject_kind = 'warning' AND ${
-      code === 'any' ? "subject = '*'" : "subject != '*'"
-    } AND ${tenantFilter})`;
-  // Grafana turns each row into one alert instance: string columns are its labels, \`value\` its value.
-  return `SELECT tenant, warning_code, warning_source, owner, team, value FROM (
-SELECT w.tenant AS tenant, w.code AS warning_code, w.source AS warning_source,
-       multiIf(et.owner != '', et.owner, eg.owner != '', eg.owner, st.owner != '', st.owner, sg.owner) AS owner,
-       multiIf(et.owner != '', et.team, eg.owner != '', eg.team, st.owner != '', st.team, sg.team) AS team,
-       multiIf(et.owner != '', et.assigned_at, eg.owner != '', eg.assigned_at, st.owner != '', st.assigned_at,
-               sg.assigned_at) AS assigned_at,
-       w.state AS state, w.due_at AS due_at, w.state_changed_at AS state_changed_at,
-       ${value} AS value
-FROM (
-${inner}
-) AS w
-LEFT JOIN ${owners('exact', "tenant != ''")} AS et ON et.tenant = w.tenant AND et.subject = w.code AND et.source = w.source
-LEFT JOIN ${owners('exact', "tenant = ''")} AS eg ON eg.subject = w.code AND eg.source = w.source
-LEFT JOIN ${owners('any', "tenant != ''")} AS st ON st.tenant = w.tenant AND st.source = w.source
-LEFT JOIN ${owners('any', "tenant = ''")} AS sg ON sg.source = w.source
-WHERE ${where}
-)
-WHERE ${ownerFilter}`;
+/** A rule's query: its file in alerts/grafana/sql/ around a detector's rows (`{{detector}}`). */
+function ruleSql(rule: string, detector: DetectorName, database: string, c: AlertsConfig): string {
+  return forGrafana(sql(rule), `${rule}.sql`, grafanaValues(database, c)).replace('{{detector}}', () =>
+    grafanaSql(detector, database, c),
+  );
 }
 
 export interface GrafanaRuleSpec {
@@ -102,17 +76,12 @@ export interface GrafanaRuleSpec {
 }
 
 export function ruleSpecs(database = 'tooltrail', c: AlertsConfig = defaultAlertsConfig()): GrafanaRuleSpec[] {
-  const warnings = grafanaSql('persistent_unowned_warning', database, c);
-  const remindAfter = `toIntervalDay(${c.warnings.remindAfterDays})`;
-  // The lifecycle rules of alerts/warnings/lifecycle.ts (without the state transitions, which only the
-  // evaluator records): retired warnings stay quiet unless seen again after their retirement.
-  const live = `(w.state != 'retired' OR w.last_seen > w.state_changed_at)`;
   return [
     {
       uid: 'tooltrail-mutation-after-incomplete-read',
       title: ALERT_NAMES.mutation_after_incomplete_read,
       lookbackSeconds: c.findingActiveSeconds,
-      sql: withMutationOwner(grafanaSql('mutation_after_incomplete_read', database, c), database),
+      sql: ruleSql('mutation_owner', 'mutation_after_incomplete_read', database, c),
       summary: '{{ $labels.tool }} in session {{ $labels.session }} followed an incomplete read',
       description:
         'A mutation followed an incomplete (or unknown-completeness) read of the same resource or of evidence it named. ' +
@@ -122,7 +91,7 @@ export function ruleSpecs(database = 'tooltrail', c: AlertsConfig = defaultAlert
       uid: 'tooltrail-absence-mutation-without-complete-evidence',
       title: ALERT_NAMES.absence_mutation_without_complete_evidence,
       lookbackSeconds: c.findingActiveSeconds,
-      sql: withMutationOwner(grafanaSql('absence_mutation_without_complete_evidence', database, c), database),
+      sql: ruleSql('mutation_owner', 'absence_mutation_without_complete_evidence', database, c),
       summary: '{{ $labels.tool }} in session {{ $labels.session }} acted on an absence without complete evidence',
       description:
         'An absence-based mutation with no complete read behind it. Reconstruct: tooltrail reconstruct --session {{ $labels.session }}',
@@ -131,7 +100,7 @@ export function ruleSpecs(database = 'tooltrail', c: AlertsConfig = defaultAlert
       uid: 'tooltrail-dangerous-empty-reads',
       title: ALERT_NAMES.dangerous_empty_reads,
       lookbackSeconds: c.dangerousEmptyReads.windowSeconds,
-      sql: `SELECT tenant, tool_name AS tool, reason, rate AS value FROM (\n${grafanaSql('dangerous_empty_reads', database, c)}\n)`,
+      sql: ruleSql('dangerous_empty_reads', 'dangerous_empty_reads', database, c),
       summary:
         '{{ $labels.tool }}: {{ humanizePercentage $values.A.Value }} of reads incomplete and empty ({{ $labels.reason }})',
       description: 'Incomplete empty results persuade agents that a problem does not exist.',
@@ -140,13 +109,7 @@ export function ruleSpecs(database = 'tooltrail', c: AlertsConfig = defaultAlert
       uid: 'tooltrail-persistent-unowned-warning',
       title: ALERT_NAMES.persistent_unowned_warning,
       lookbackSeconds: 86_400,
-      sql: withWarningOwner(
-        warnings,
-        database,
-        `w.persistent AND NOT w.stale AND ${live}`,
-        "owner = ''",
-        'toFloat64(w.days_seen)',
-      ),
+      sql: ruleSql('persistent_unowned_warning', 'persistent_unowned_warning', database, c),
       summary: '{{ $labels.warning_code }} from {{ $labels.warning_source }} persists and nobody owns it',
       description: 'Assign an owner (tooltrail owners set warning ...) or retire it (tooltrail warnings retire ...).',
     },
@@ -154,14 +117,7 @@ export function ruleSpecs(database = 'tooltrail', c: AlertsConfig = defaultAlert
       uid: 'tooltrail-warning-past-deadline',
       title: ALERT_NAMES.warning_past_deadline,
       lookbackSeconds: 86_400,
-      sql: withWarningOwner(
-        warnings,
-        database,
-        `w.persistent AND NOT w.stale AND ${live}`,
-        `owner != '' AND $__toTime > if(state = 'acknowledged' AND due_at IS NOT NULL, due_at,
-           greatest(assigned_at, if(state = 'acknowledged', ifNull(state_changed_at, assigned_at), assigned_at)) + ${remindAfter})`,
-        'toFloat64(w.days_seen)',
-      ),
+      sql: ruleSql('warning_past_deadline', 'persistent_unowned_warning', database, c),
       summary: '{{ $labels.warning_code }} from {{ $labels.warning_source }} still persists past its deadline',
       description: 'The owner took it, the deadline passed, and it is still seen on most days.',
     },
@@ -169,7 +125,7 @@ export function ruleSpecs(database = 'tooltrail', c: AlertsConfig = defaultAlert
       uid: 'tooltrail-warning-retirement-proposed',
       title: ALERT_NAMES.warning_retirement_proposed,
       lookbackSeconds: 86_400,
-      sql: withWarningOwner(warnings, database, `w.stale AND ${live}`, '1', 'toFloat64(w.days_seen)'),
+      sql: ruleSql('warning_retirement_proposed', 'persistent_unowned_warning', database, c),
       summary: '{{ $labels.warning_code }} from {{ $labels.warning_source }} is no longer seen: retire it',
       description: 'tooltrail warnings retire {{ $labels.warning_code }} {{ $labels.warning_source }}',
     },

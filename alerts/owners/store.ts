@@ -4,9 +4,12 @@
  */
 import { z } from 'zod';
 import type { ClickHouseClient } from '../../platform/clickhouse.ts';
+import { sqlFiles } from '../../platform/sql-files.ts';
 import { chTimeToIso } from '../detectors/rows.ts';
 import { chTime, table } from '../identifiers.ts';
 import { SUBJECT_KINDS, type SubjectKind } from './subject-kinds.ts';
+
+const sql = sqlFiles(new URL('./sql/', import.meta.url));
 
 export { SUBJECT_KINDS, type SubjectKind };
 
@@ -105,11 +108,8 @@ async function recordChange(
 /** Current owners; with a tenant, that tenant's and the every-tenant ('') ones. */
 export async function listOwners(ch: ClickHouseClient, database: string, tenant = ''): Promise<OwnerAssignment[]> {
   const rs = await ch.query({
-    query: `SELECT tenant, subject_kind, subject, source, owner, team, assigned_at, assigned_by, reason
-            FROM ${table(database, 'owners')}
-            WHERE {tenant:String} = '' OR tenant IN ({tenant:String}, '')
-            ORDER BY subject_kind, subject, source, tenant`,
-    query_params: { tenant },
+    query: sql('current_owners'),
+    query_params: { db: database, tenant },
     format: 'JSONEachRow',
   });
   return (await rs.json<unknown>()).map((r) => {
@@ -131,8 +131,8 @@ export interface OwnerChange extends Subject {
 /** The whole owner change log, oldest first. */
 export async function ownerHistory(ch: ClickHouseClient, database: string): Promise<OwnerChange[]> {
   const rs = await ch.query({
-    query: `SELECT tenant, subject_kind, subject, source, action, owner, team, changed_by, changed_at, reason
-            FROM ${table(database, 'owner_changes')} ORDER BY changed_at, recorded_at, change_id`,
+    query: sql('owner_change_log'),
+    query_params: { db: database },
     format: 'JSONEachRow',
   });
   const Row = z.object({

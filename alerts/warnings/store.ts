@@ -4,9 +4,12 @@
  */
 import { z } from 'zod';
 import type { ClickHouseClient } from '../../platform/clickhouse.ts';
+import { sqlFiles } from '../../platform/sql-files.ts';
 import { chTimeToIso } from '../detectors/rows.ts';
 import { chTime, table } from '../identifiers.ts';
 import { WARNING_STATES, type WarningState } from './lifecycle.ts';
+
+const sql = sqlFiles(new URL('./sql/', import.meta.url));
 
 export interface WarningKey {
   tenant: string;
@@ -70,11 +73,8 @@ export async function currentState(
   key: WarningKey,
 ): Promise<CurrentState | null> {
   const rs = await ch.query({
-    query: `SELECT tenant, toString(code) AS code, source, toString(state) AS state, due_at, state_changed_at,
-                   changed_by, reason
-            FROM ${table(database, 'warning_states')}
-            WHERE tenant = {tenant:String} AND code = {code:String} AND source = {source:String}`,
-    query_params: { ...key },
+    query: sql('warning_state'),
+    query_params: { db: database, ...key },
     format: 'JSONEachRow',
   });
   const rows = await rs.json<unknown>();
@@ -101,12 +101,9 @@ export async function stateHistory(
   key?: WarningKey,
 ): Promise<RecordedChange[]> {
   const rs = await ch.query({
-    query: `SELECT tenant, toString(code) AS code, source, toString(from_state) AS from_state,
-                   toString(state) AS state, due_at, changed_by, changed_at, reason
-            FROM ${table(database, 'warning_state_changes')}
-            WHERE {any:Bool} OR (tenant = {tenant:String} AND code = {code:String} AND source = {source:String})
-            ORDER BY changed_at, change_seq, change_id`,
+    query: sql('warning_state_change_log'),
     query_params: {
+      db: database,
       any: key === undefined,
       tenant: key?.tenant ?? '',
       code: key?.code ?? '',

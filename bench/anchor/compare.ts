@@ -37,12 +37,13 @@ import {
 } from '../../platform/kafka/index.ts';
 import { encodeExportTraceServiceRequest, type KeyValue, type Span } from '../../platform/otlp/index.ts';
 import { DEFAULT_RETENTION_DAYS } from '../../schema/config.ts';
-import { migrateUp } from '../../schema/migrations.ts';
+import { dropDatabase, migrateUp } from '../../schema/migrations.ts';
 import { loadServicesConfig } from '../../services/config.ts';
 import { freePort } from '../../services/process.ts';
 import { postOtlp } from '../support/post-otlp.ts';
 import { type BenchFigure, printBenchReport, spread } from '../support/report.ts';
 import { localClickHouseCpu, processCpuMs } from '../support/server-cpu.ts';
+import { benchSql, countOf, rowCount } from '../support/sql.ts';
 import { CACHE_DIR, ensureOtelcol, REPO_ROOT } from './build-otelcol.ts';
 import { otelClickHouseConfig, otelKafkaConfig, promCounter } from './otelcol-config.ts';
 
@@ -337,11 +338,6 @@ interface StoreRound {
   database: string;
 }
 
-async function count(ch: ClickHouseClient, sql: string): Promise<number> {
-  const rs = await ch.query({ query: sql, format: 'JSONEachRow' });
-  return Number((await rs.json<{ n: string | number }>())[0]?.n ?? 0);
-}
-
 async function intoClickHouse(
   ch: ClickHouseClient,
   side: StoreSide,
@@ -401,9 +397,8 @@ async function intoClickHouse(
   const [db, name] = table.split('.') as [string, string];
   let exists = false;
   const rows = async () => {
-    exists ||=
-      (await count(ch, `SELECT count() AS n FROM system.tables WHERE database = '${db}' AND name = '${name}'`)) > 0;
-    return exists ? count(ch, `SELECT count() AS n FROM ${table}`) : 0;
+    exists ||= (await countOf(ch, 'table_exists', { db, table: name })) > 0;
+    return exists ? rowCount(ch, db, name) : 0;
   };
   try {
     // From the first row visible: start-up (tsx, Go runtime, schema creation, group join) is not throughput.
@@ -448,20 +443,18 @@ async function intoClickHouse(
 }
 
 async function bytesPerRow(ch: ClickHouseClient, database: string, table: string) {
-  await ch.command({ query: `OPTIMIZE TABLE ${database}.${table} FINAL` });
+  await ch.command({ query: benchSql('optimize_table'), query_params: { db: database, table } });
   const rs = await ch.query({
-    query: `SELECT sum(rows) AS rows, sum(bytes_on_disk) AS bytes, sum(data_uncompressed_bytes) AS raw
-            FROM system.parts WHERE active AND database = {db:String} AND table = {t:String}`,
-    query_params: { db: database, t: table },
+    query: benchSql('table_parts'),
+    query_params: { db: database, table },
     format: 'JSONEachRow',
   });
   const r = (await rs.json<{ rows: string; bytes: string; raw: string }>())[0];
   const n = Number(r?.rows ?? 0);
   // Where the bytes go: the heaviest columns, compressed bytes per row.
   const cs = await ch.query({
-    query: `SELECT name, data_compressed_bytes AS b FROM system.columns
-            WHERE database = {db:String} AND table = {t:String} ORDER BY b DESC LIMIT 8`,
-    query_params: { db: database, t: table },
+    query: benchSql('heaviest_columns'),
+    query_params: { db: database, table },
     format: 'JSONEachRow',
   });
   const top = (await cs.json<{ name: string; b: string }>()).map((c) => `${c.name} ${(Number(c.b) / n).toFixed(1)}`);
@@ -731,7 +724,7 @@ async function main(): Promise<void> {
     }
     printBenchReport({ bench: 'anchor-compare', figures });
   } finally {
-    for (const db of createdDatabases) await ch.command({ query: `DROP DATABASE IF EXISTS ${db}` }).catch(() => {});
+    for (const db of createdDatabases) await dropDatabase(ch, db).catch(() => {});
     // One by one: a topic the broker does not know must not keep the others.
     for (const t of new Set(createdTopics)) await deleteTopics(kafka, [t]).catch(() => {});
     for (const f of createdFiles) rmSync(f, { force: true });

@@ -1,12 +1,12 @@
 /**
  * What every way of running the pipeline starts first, the same way: ClickHouse (and Kafka when the pipeline uses
  * it), each started only where it is local and not already running, then the schema migrated. `tooltrail up` and
- * the demo (stack.ts, components in this process) and the soak (processes.ts, components as child processes it
+ * the demo (stack.ts, components in this process) and the soak (chaos/stack.ts, components as child processes it
  * can kill) share it.
  */
 import type { ClickHouseClient } from '../../platform/clickhouse.ts';
 import type { SchemaConfig } from '../../schema/config.ts';
-import { migrateUp } from '../../schema/migrations.ts';
+import { dropDatabase, migrateUp } from '../../schema/migrations.ts';
 import { clickhouseService } from '../../services/clickhouse/clickhouse.ts';
 import type { ServicesConfig } from '../../services/config.ts';
 import { kafkaService } from '../../services/kafka/kafka.ts';
@@ -53,7 +53,7 @@ export async function migrateSchema(
   schema: SchemaConfig,
   o: { fresh?: boolean; log: (line: string) => void },
 ): Promise<void> {
-  if (o.fresh) await ch.command({ query: `DROP DATABASE IF EXISTS ${schema.database}` });
+  if (o.fresh) await dropDatabase(ch, schema.database);
   const migrated = await migrateUp(ch, schema);
   o.log(
     `schema       ${schema.database}: ${migrated.applied.length} migration(s) applied, ${migrated.alreadyApplied.length} already there`,

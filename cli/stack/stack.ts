@@ -1,6 +1,6 @@
 /**
  * The whole pipeline with its components in this process (`tooltrail up`, the demo; the soak runs them as child
- * processes instead: processes.ts, on the same services.ts): ClickHouse (the embedded engine unless a server is
+ * processes instead: chaos/stack.ts, on the same services.ts): ClickHouse (the embedded engine unless a server is
  * configured), migrations, the collector, the writer (direct, or Kafka + the ingest consumer), and the alert
  * evaluator (Alertmanager when configured or found, otherwise pages kept in a local file). `stop()` closes in the
  * order that loses nothing: stop accepting spans, drain the ingest, last evaluation, close clients, stop what we

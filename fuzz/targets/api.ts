@@ -4,7 +4,7 @@
  * `Authorization: Bearer` header. Rules: no 5xx for a malformed request, no exception out of the app.
  */
 import type { FastifyInstance } from 'fastify';
-import { buildApiServer } from '../../cli/api-server.ts';
+import { buildApiServer } from '../../cli/commands/reconstruct/api-server.ts';
 import type { ClickHouseClient } from '../../platform/clickhouse.ts';
 import type { SchemaConfig } from '../../schema/config.ts';
 import { freshDatabase } from '../../testkit/services.ts';

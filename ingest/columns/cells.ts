@@ -3,7 +3,6 @@ import { Buffer } from 'node:buffer';
 import {
   events as events$,
   links as links$,
-  OUTSIDE as OUTSIDE$,
   slots as slots$,
   span as span$,
   strings as strings$,
@@ -13,13 +12,13 @@ import {
   V_STRING as V_STRING$,
   V_STRINGS as V_STRINGS$,
 } from '../../platform/otlp/reader/index.ts';
+import { decline } from './decline.ts';
 import { same as same$, source as sourceImport } from './source.ts';
 import { encodedString as encodedString$, type Stream } from './stream.ts';
 
 // Local bindings: imports read through the module loader's getters cost a call per use on these paths.
 const events = events$;
 const links = links$;
-const OUTSIDE = OUTSIDE$;
 const slots = slots$;
 const span = span$;
 const strings = strings$;
@@ -45,10 +44,10 @@ export function checkPlainMap(from: number, to: number): void {
   const { key, keyLen, kind, hash } = slots;
   const b = source.buf;
   for (let a = from; a < to; a++) {
-    if ((kind[a] as number) > V_STRINGS) throw OUTSIDE;
+    if ((kind[a] as number) > V_STRINGS) decline('attribute_shape');
     const ks = key[a] as number;
     const kl = keyLen[a] as number;
-    if (kl > 0xffff) throw OUTSIDE;
+    if (kl > 0xffff) decline('attribute_shape');
     if (kl > 0 && kl <= 10) {
       let digits = true;
       for (let j = 0; j < kl; j++) {
@@ -58,16 +57,16 @@ export function checkPlainMap(from: number, to: number): void {
           break;
         }
       }
-      if (digits) throw OUTSIDE;
+      if (digits) decline('attribute_shape');
     }
-    if (same(ks, kl, K_PROTO)) throw OUTSIDE;
+    if (same(ks, kl, K_PROTO)) decline('attribute_shape');
     const h = hash[a];
     for (let c = from; c < a; c++) {
       if (hash[c] !== h || keyLen[c] !== kl) continue;
       const kc = key[c] as number;
       let j = 0;
       while (j < kl && b[ks + j] === b[kc + j]) j++;
-      if (j === kl) throw OUTSIDE;
+      if (j === kl) decline('attribute_shape');
     }
   }
 }

@@ -9,7 +9,8 @@
  * outside the reader's subset, a span to reject (no tenant or one outside the tenant rule, a bad id), a span to
  * store flagged (a malformed `tooltrail.*` attribute, a tool call recognised only by what it carries), a value
  * that is bytes or a key-value list, an array of anything but strings, a repeated or array-index-like key, scope
- * attributes. The caller then takes the general path for that message, which decides everything as it always did
+ * attributes. Each decline has a named reason (decline.ts), counted by the ingest; any other error is a bug and is
+ * thrown. The caller then takes the general path for that message, which decides everything as it always did
  * (dead letters included).
  */
 import { Buffer } from 'node:buffer';
@@ -17,7 +18,6 @@ import { Attr as Attr$, isValidTenant as isValidTenant$, OtelResource as OtelRes
 import {
   events as events$,
   links as links$,
-  OUTSIDE as OUTSIDE$,
   readTraceRequest as readTraceRequest$,
   resource as resource$,
   scope as scope$,
@@ -29,6 +29,7 @@ import {
 import type { FlattenOptions } from '../flatten.ts';
 import type { ColumnArena, ColumnsMark } from './arena.ts';
 import { checkPlainMap as checkPlainMap$, findKey as findKey$, writeValueText as writeValueText$ } from './cells.ts';
+import { type DeclineReason, decline, declined } from './decline.ts';
 import { STREAMS as STREAMS$ } from './layout.ts';
 import {
   counts as counts$,
@@ -46,7 +47,6 @@ const Attr = Attr$;
 const OtelResource = OtelResource$;
 const events = events$;
 const links = links$;
-const OUTSIDE = OUTSIDE$;
 const readTraceRequest = readTraceRequest$;
 const resource = resource$;
 const scope = scope$;
@@ -82,7 +82,7 @@ function resourceCells(options: FlattenOptions): ResourceCells {
   const found = t >= 0 && slots.kind[t] === V_STRING ? text(slots.a[t] as number, slots.b[t] as number) : undefined;
   const tenant = options.tenant || found || options.defaultTenant;
   // No tenant, or a claimed one outside the tenant rule: rejected by the general path.
-  if (!tenant || (tenant !== options.tenant && !isValidTenant(tenant))) throw OUTSIDE;
+  if (!tenant || (tenant !== options.tenant && !isValidTenant(tenant))) decline('tenant');
   const s = findKey(kvFrom, kvTo, K_SERVICE);
   const service = s >= 0 && slots.kind[s] === V_STRING ? text(slots.a[s] as number, slots.b[s] as number) : '';
   if (kvTo === kvFrom) {
@@ -104,9 +104,9 @@ function resourceCells(options: FlattenOptions): ResourceCells {
 
 /** A non-zero id of exactly `length` bytes (else the span is rejected: general path). */
 function checkId(at: number, len: number, length: number): void {
-  if (at < 0 || len !== length) throw OUTSIDE;
+  if (at < 0 || len !== length) decline('id');
   for (let i = 0; i < len; i++) if (src[at + i] !== 0) return;
-  throw OUTSIDE;
+  decline('id');
 }
 
 let src: Buffer = EMPTY;
@@ -126,13 +126,13 @@ const visitor: TraceRequestVisitor = {
     }
   },
   scope() {
-    if (scope.kvTo > scope.kvFrom) throw OUTSIDE;
+    if (scope.kvTo > scope.kvFrom) decline('scope_attributes');
   },
   span() {
     if (res === undefined) res = resourceCells(flattenOptions);
     checkId(span.traceId, span.traceIdLen, 16);
     checkId(span.spanId, span.spanIdLen, 8);
-    if (span.start < 0 || span.end < 0) throw OUTSIDE;
+    if (span.start < 0 || span.end < 0) decline('times');
     checkPlainMap(span.attrFrom, span.attrTo);
     for (let k = 0; k < events.count; k++) {
       const ev = events.list[k] as (typeof events.list)[number];
@@ -151,12 +151,14 @@ const visitor: TraceRequestVisitor = {
 
 /**
  * Appends the rows of one OTLP `ExportTraceServiceRequest` to the arena. Returns the mark (rows per table, byte
- * ranges per stream), or undefined when the message needs the general path (the arena is then as before).
+ * ranges per stream), or undefined when the message needs the general path (the arena is then as before; its
+ * reason goes to `declines`). Any other error is a bug: the arena is restored and the error thrown.
  */
 export function decodeToColumns(
   arena: ColumnArena,
   bytes: Uint8Array,
   options: FlattenOptions = {},
+  declines?: (reason: DeclineReason) => void,
 ): ColumnsMark | undefined {
   const st = arena.streams;
   // A plain array of small integers: young-generation memory (a typed array this size would be off-heap).
@@ -169,12 +171,12 @@ export function decodeToColumns(
   counts.toolCalls = 0;
   counts.warnings = 0;
   counts.spans = 0;
+  declined.reason = 'wire_subset';
   let read = false;
   try {
     read = readTraceRequest(src, visitor);
   } catch (err) {
     for (let s = 0; s < STREAMS; s++) (st[s] as Stream).pos = ranges[2 * s] as number;
-    if (err instanceof RangeError || err instanceof TypeError) return undefined;
     throw err;
   } finally {
     src = EMPTY;
@@ -184,6 +186,7 @@ export function decodeToColumns(
   }
   if (!read) {
     for (let s = 0; s < STREAMS; s++) (st[s] as Stream).pos = ranges[2 * s] as number;
+    declines?.(declined.reason);
     return undefined;
   }
   for (let s = 0; s < STREAMS; s++) ranges[2 * s + 1] = (st[s] as Stream).pos;

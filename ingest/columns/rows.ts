@@ -1,7 +1,6 @@
 /** One row per span from the reader's view: a tool_calls row (and its warnings rows) or a spans row. */
 import {
   events as events$,
-  OUTSIDE as OUTSIDE$,
   slots as slots$,
   span as span$,
   V_BOOL as V_BOOL$,
@@ -22,6 +21,7 @@ import {
   writeStrings as writeStrings$,
   writeValueText as writeValueText$,
 } from './cells.ts';
+import { decline } from './decline.ts';
 import { SP as SP$, TC as TC$, W as W$ } from './layout.ts';
 import { allowedValue as allowedValue$, same as same$, source as sourceImport } from './source.ts';
 import type { Stream } from './stream.ts';
@@ -59,7 +59,6 @@ import {
 
 // Local bindings: imports read through the module loader's getters cost a call per use on these paths.
 const events = events$;
-const OUTSIDE = OUTSIDE$;
 const slots = slots$;
 const span = span$;
 const V_BOOL = V_BOOL$;
@@ -171,7 +170,7 @@ export function writeToolCall(
         case K_STRING:
           if (kind === V_STRING) {
             const allowed = TYPED_ALLOWED[typed];
-            if (allowed !== undefined && !allowedValue(allowed, slots.a[i]!, slots.b[i]!)) throw OUTSIDE;
+            if (allowed !== undefined && !allowedValue(allowed, slots.a[i]!, slots.b[i]!)) decline('flagged_attribute');
             stringSlot[TYPED_SLOT[typed]!] = i;
             continue;
           }
@@ -210,7 +209,7 @@ export function writeToolCall(
           break;
       }
       // A contract attribute of another kind is stored flagged (or coerced): flatten's.
-      if (typed >= 0 && TYPED_CONTRACT[typed] !== 0) throw OUTSIDE;
+      if (typed >= 0 && TYPED_CONTRACT[typed] !== 0) decline('flagged_attribute');
     } else {
       // A map-only contract attribute of another kind or value is stored flagged: flatten's.
       const rule = MAP_ONLY_BY_HASH.get(slots.hash[i]!);
@@ -220,7 +219,7 @@ export function writeToolCall(
         (slots.kind[i] !== rule.kind ||
           (rule.allowed !== undefined && !allowedValue(rule.allowed, slots.a[i]!, slots.b[i]!)))
       ) {
-        throw OUTSIDE;
+        decline('flagged_attribute');
       }
     }
     if (extras === extra.length) {
@@ -325,7 +324,7 @@ export function writeSpan(
       lo += 4294967296;
       hi -= 1;
     }
-    if (hi >= 0x200000) throw OUTSIDE;
+    if (hi >= 0x200000) decline('duration');
     st[SP.Duration]!.u64Halves(lo, hi);
   } else st[SP.Duration]!.u64Halves(0, 0);
   writeEnum(st[SP.StatusCode]!, STATUS_CODES, span.statusCode);
@@ -363,6 +362,6 @@ export function isToolSpan(): boolean {
     if (typed === T_TOOL_NAME) toolName = true;
     else if (TYPED_CONTRACT[typed] === 2) contract = true;
   }
-  if (contract || (toolName && !operation)) throw OUTSIDE;
+  if (contract || (toolName && !operation)) decline('tool_call_shape');
   return false;
 }

@@ -1,4 +1,4 @@
--- The columns of a stored call as reconstruct/rows.ts reads it (callsOfSession.sql, readsReferenced.sql).
+-- The columns of a stored call as reconstruct/rows.ts reads it (calls_of_session.sql, reads_referenced.sql).
 tenant,
 session_id,
 toString(sequence) AS sequence,

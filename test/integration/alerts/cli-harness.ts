@@ -1,7 +1,7 @@
 /** Runs the alerts commands in-process, as cli/main.ts registers them, capturing what a user would read. */
 import { Command } from 'commander';
 import { type Clock, systemClock } from '../../../alerts/clock.ts';
-import { registerAlertsCommands } from '../../../cli/alerts.ts';
+import { registerAlertsCommands } from '../../../cli/commands/alerts/command.ts';
 
 export interface CliResult {
   out: string;

@@ -3,7 +3,7 @@
  * cli/main.ts registers them: `node --import tsx test/integration/alerts/run-cli.ts alerts --once`.
  */
 import { Command } from 'commander';
-import { registerAlertsCommands } from '../../../cli/alerts.ts';
+import { registerAlertsCommands } from '../../../cli/commands/alerts/command.ts';
 
 const program = new Command('tooltrail');
 registerAlertsCommands(program);

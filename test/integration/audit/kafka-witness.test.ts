@@ -10,7 +10,7 @@ import { latestWitnessed } from '../../../audit/log/kafka-witness.ts';
 import { generateNoteKey, parseSigner } from '../../../audit/log/note.ts';
 import { LogStore } from '../../../audit/log/store.ts';
 import { createDigestRecorder } from '../../../audit/recorder.ts';
-import { registerCheckpointCommands } from '../../../cli/checkpoint.ts';
+import { registerCheckpointCommands } from '../../../cli/commands/checkpoint/command.ts';
 import { flatten } from '../../../ingest/flatten.ts';
 import { createClickHouseWriter } from '../../../ingest/writer.ts';
 import { deleteTopics, type KafkaClient } from '../../../platform/kafka/index.ts';

@@ -12,9 +12,10 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Command } from 'commander';
 import { systemClock } from '../../../alerts/index.ts';
-import { registerAlertsCommands } from '../../../cli/alerts.ts';
+import { registerAlertsCommands } from '../../../cli/commands/alerts/command.ts';
+import { registerStatusCommand } from '../../../cli/commands/status/command.ts';
+import type { StatusReport } from '../../../cli/commands/status/run.ts';
 import { type Stack, startStack } from '../../../cli/stack/stack.ts';
-import { registerStatusCommand, type StatusReport } from '../../../cli/status.ts';
 import { Attr, EXECUTE_TOOL, GenAi } from '../../../contract/index.ts';
 import {
   bytesToHex,

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
-import { registerDlqCommands } from '../../../cli/dlq.ts';
+import { registerDlqCommands } from '../../../cli/commands/dlq/command.ts';
 import { Attr, EXECUTE_TOOL, GenAi, OtelResource, toolSpanName } from '../../../contract/index.ts';
 import { type RunningIngest, startIngest } from '../../../ingest/service.ts';
 import { fetchConsumerLag } from '../../../platform/kafka/index.ts';

@@ -4,7 +4,7 @@ import { Attr } from '../../../contract/index.ts';
 import { flatten } from '../../../ingest/flatten.ts';
 import { createClickHouseWriter } from '../../../ingest/writer.ts';
 import type { ExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
-import { TOOL_CALL_NATIVE } from '../../../schema/rows.ts';
+import { type Rows, SPAN_COLUMNS, TOOL_CALL_COLUMNS, TOOL_CALL_NATIVE, WARNING_COLUMNS } from '../../../schema/rows.ts';
 import { syntheticRequest } from '../../../testkit/ingest.ts';
 import { freshDatabase, type TestDatabase } from '../../../testkit/services.ts';
 
@@ -48,13 +48,28 @@ async function dump(db: TestDatabase, table: string, order: string): Promise<unk
   return rs.json();
 }
 
-describe('insert encodings', () => {
-  it('stores exactly the same rows whether sent as Native or as JSONCompactEachRow', async () => {
-    const rows = flatten(awkwardRequest());
-    await createClickHouseWriter(jsonDb.ch, { database: jsonDb.database, format: 'json' }).writeRows(rows, {
-      dedupToken: 'x',
+/** The reference: the same rows' values as JSON arrays, parsed by ClickHouse itself (the client's JSON insert). */
+async function insertAsJson(db: TestDatabase, rows: Rows): Promise<void> {
+  const tables = [
+    ['tool_calls', TOOL_CALL_COLUMNS, rows.toolCalls],
+    ['tool_call_warnings', WARNING_COLUMNS, rows.warnings],
+    ['spans', SPAN_COLUMNS, rows.spans],
+  ] as const;
+  for (const [table, columns, values] of tables) {
+    await db.ch.insert({
+      table: `${db.database}.${table}`,
+      columns: columns as unknown as [string, ...string[]],
+      format: 'JSONCompactEachRow',
+      values: values.map((row) => columns.map((c) => (row as unknown as Record<string, unknown>)[c])),
     });
-    await createClickHouseWriter(nativeDb.ch, { database: nativeDb.database, format: 'native' }).writeRows(rows, {
+  }
+}
+
+describe('insert encodings', () => {
+  it('the Native blocks store exactly the rows ClickHouse parses from the same values sent as JSON', async () => {
+    const rows = flatten(awkwardRequest());
+    await insertAsJson(jsonDb, rows);
+    await createClickHouseWriter(nativeDb.ch, { database: nativeDb.database }).writeRows(rows, {
       dedupToken: 'x',
     });
     const nativeCalls = await dump(nativeDb, 'tool_calls', 'span_id');

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApiServer, startApiServer } from '../../../cli/api-server.ts';
+import { buildApiServer, startApiServer } from '../../../cli/commands/reconstruct/api-server.ts';
 import { TokenDirectory } from '../../../platform/auth/tokens.ts';
 import { ReconstructionSchema } from '../../../reconstruct/timeline.ts';
 import { storeDetectedFinding } from '../../../testkit/findings.ts';

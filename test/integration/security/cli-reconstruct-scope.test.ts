@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { registerReconstructCommands } from '../../../cli/reconstruct.ts';
+import { registerReconstructCommands } from '../../../cli/commands/reconstruct/command.ts';
 import { type CliResult, runCliInProcess } from '../../../testkit/cli-in-process.ts';
 import { storeDetectedFinding } from '../../../testkit/findings.ts';
 import { ingestSpans } from '../../../testkit/ingest.ts';

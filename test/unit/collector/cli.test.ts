@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Command } from 'commander';
-import { registerCollectorCommand } from '../../../cli/collector.ts';
+import { registerCollectorCommand } from '../../../cli/commands/collector/command.ts';
 import { COLLECTOR_NODE_FLAGS, hasCollectorNodeFlags } from '../../../collector/node-flags.ts';
 import { ConfigError } from '../../../platform/connections.ts';
 

@@ -1,10 +1,10 @@
 /** The layout's one-way rule (docs/architecture.md), checked over the real import graph. */
 import assert from 'node:assert/strict';
-import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { appendFileSync, copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { describe, it } from 'node:test';
-import { checkImports, judge, sourceFiles } from '../../../scripts/import-rules.ts';
+import { checkCliLayout, checkImports, judge, sourceFiles } from '../../../scripts/import-rules.ts';
 
 const root = resolve(import.meta.dirname, '../../..');
 
@@ -56,7 +56,7 @@ describe('import rules: data flows one way', () => {
     // Tools and the test kit never reach into the tests; the assembly never into the tools.
     assert.match(refused('bench/ingest-throughput.ts', 'test/support/ingest.ts') ?? '', /never imports test\//);
     assert.match(refused('testkit/ingest.ts', 'test/unit/ingest/otlp-payloads.ts') ?? '', /never imports test\//);
-    assert.match(refused('cli/up.ts', 'demo/run.ts') ?? '', /never imports demo\//);
+    assert.match(refused('cli/commands/up/run.ts', 'demo/run.ts') ?? '', /never imports demo\//);
     // A new top-level folder must be placed in the layout before it can import anything.
     assert.match(refused('newstage/x.ts', 'contract/ids.ts') ?? '', /no place in the layout/);
     // The contract has one entry: a stage never reaches past it into one of its modules.
@@ -67,7 +67,7 @@ describe('import rules: data flows one way', () => {
       ['audit/native-entries.ts', 'platform/native/byte-buffer.ts'],
       ['reconstruct/api.ts', 'contract/index.ts'],
       ['contract/attributes.ts', 'contract/codes.ts'],
-      ['cli/ingest.ts', 'audit/recorder.ts'],
+      ['cli/commands/ingest/run.ts', 'audit/recorder.ts'],
       ['bench/ingest-throughput.ts', 'testkit/ingest.ts'],
       ['test/unit/ingest/flatten.test.ts', 'ingest/flatten.ts'],
       ['mcp-proxy/guard-step.ts', 'instrumentation/index.ts'],
@@ -76,5 +76,38 @@ describe('import rules: data flows one way', () => {
     }
     // The instrumentation package is used through its public entry only.
     assert.match(refused('mcp-proxy/guard-step.ts', 'instrumentation/guard.ts') ?? '', /not instrumentation\//);
+  });
+});
+
+describe("the CLI's one layout: cli/commands/<command>/ with command.ts and run.ts", () => {
+  it('the tree as it is breaks it nowhere', () => {
+    assert.deepEqual(checkCliLayout(root), []);
+  });
+
+  it('names a command.ts that loads run.ts eagerly, a run.ts that imports command.ts, and a folder without run.ts', () => {
+    const tree = mkdtempSync(join(tmpdir(), 'tooltrail-cli-layout-'));
+    const write = (path: string, text: string) => {
+      mkdirSync(dirname(join(tree, path)), { recursive: true });
+      writeFileSync(join(tree, path), text);
+    };
+    try {
+      // The shape every command has: types and a lazy import of run.ts; run.ts on its own.
+      write(
+        'cli/commands/good/command.ts',
+        "import type { F } from './run.ts';\nconst run = () => import('./run.ts');\n",
+      );
+      write('cli/commands/good/run.ts', 'export interface F { a?: string }\n');
+      write('cli/commands/eager/command.ts', "import { go } from './run.ts';\n");
+      write('cli/commands/eager/run.ts', "import type { X } from './command.ts';\nimport { y } from './command.ts';\n");
+      write('cli/commands/half/command.ts', "const run = () => import('./run.ts');\n");
+      assert.deepEqual(checkCliLayout(tree).sort(), [
+        "cli/commands/eager/command.ts imports run.ts: load it in the action (`import('./run.ts')`), import its types only",
+        "cli/commands/eager/run.ts imports command.ts: run.ts owns its flags' types",
+        "cli/commands/eager/run.ts imports command.ts: run.ts owns its flags' types",
+        'cli/commands/half/run.ts is missing',
+      ]);
+    } finally {
+      rmSync(tree, { recursive: true, force: true });
+    }
   });
 });

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Attr } from '../../../contract/index.ts';
 import { assembleBlocks, ColumnArena, type ColumnsMark, type EncodedRows } from '../../../ingest/columns/arena.ts';
+import type { DeclineReason } from '../../../ingest/columns/decline.ts';
 import { decodeToColumns } from '../../../ingest/columns/decode.ts';
 import { type FlattenOptions, flatten } from '../../../ingest/flatten.ts';
 import type { KeyValue } from '../../../platform/otlp/index.ts';
@@ -187,5 +188,43 @@ describe('ingest column decoder (wire bytes -> Native columns)', () => {
     const more = encodeExportTraceServiceRequest(plainRequest(prng(999)));
     const mark = decodeToColumns(arena, more);
     if (mark) same([...taken.slice(10), { bytes: more, mark }], 'a message decoded after the compaction');
+  });
+
+  it('names the reason of each decline', () => {
+    const reasons: DeclineReason[] = [];
+    const note = (r: DeclineReason) => reasons.push(r);
+    assert.equal(
+      decodeToColumns(new ColumnArena(), syntheticMessage({ seed: 1, toolSpans: 1, tenant: 'acme:prod' }), {}, note),
+      undefined,
+    );
+    const truncated = syntheticMessage({ seed: 2, toolSpans: 2, tenant: 'acme' });
+    assert.equal(decodeToColumns(new ColumnArena(), truncated.subarray(0, truncated.length - 3), {}, note), undefined);
+    assert.deepEqual(reasons, ['tenant', 'wire_subset']);
+  });
+
+  it('lets a programming error surface (thrown, the arena as before) instead of taking it for a decline', () => {
+    const arena = new ColumnArena();
+    assert.ok(decodeToColumns(arena, syntheticMessage({ seed: 3, toolSpans: 2, tenant: 'acme' })));
+    const before = arena.streams.map((s) => s.pos);
+    const planted = new TypeError('planted bug');
+    const options: FlattenOptions = {
+      get tenant(): string {
+        throw planted;
+      },
+    };
+    const reasons: DeclineReason[] = [];
+    assert.throws(
+      () =>
+        decodeToColumns(arena, syntheticMessage({ seed: 4, toolSpans: 2, tenant: 'acme' }), options, (r) =>
+          reasons.push(r),
+        ),
+      (err) => err === planted,
+    );
+    assert.deepEqual(
+      arena.streams.map((s) => s.pos),
+      before,
+      'the arena as before',
+    );
+    assert.deepEqual(reasons, [], 'not counted as a decline');
   });
 });

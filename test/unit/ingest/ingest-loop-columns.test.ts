@@ -56,6 +56,7 @@ function rowsOf(values: Buffer[]): Rows {
 async function run(values: Buffer[]) {
   const calls: { kind: 'rows' | 'encoded'; token: string | undefined; rows?: Rows; blocks?: EncodedRows }[] = [];
   const events: string[] = [];
+  const metrics = new IngestMetrics();
   const writer: RowWriter = {
     async writeRows(rows, o = {}) {
       calls.push({ kind: 'rows', token: o.dedupToken, rows });
@@ -84,13 +85,13 @@ async function run(values: Buffer[]) {
     writer,
     batchLog: { load: async () => [], record: async () => {}, recentMessageIds: async () => [] },
     deadLetters: { send: async () => {} },
-    metrics: new IngestMetrics(),
+    metrics,
     limits: { maxRows: 1_000, maxBytes: 1e9 },
     backoff: { initialMs: 100, maxMs: 400 },
   });
   const control: BatchControl = { isActive: () => true, heartbeat: async () => {}, markFetched: () => {} };
   await loop.onBatch(fetched(values), control);
-  return { calls, events };
+  return { calls, events, metrics };
 }
 
 const token = (last: number) => `${TOPIC}:0:0-${last}@${START}`;
@@ -116,5 +117,17 @@ describe('ingest loop, column path', () => {
     const { toolCalls, warnings, spans } = calls[0]!.rows!;
     assert.deepEqual({ toolCalls, warnings, spans }, rowsOf(values));
     assert.deepEqual(events, ['commit 0@3']);
+  });
+
+  it('counts each message the column path leaves to the general path, by its reason, in the ingest metrics', async () => {
+    const { metrics } = await run([plain(1), general(2), general(3), plain(4)]);
+    const text = await metrics.render();
+    const count = (reason: string) =>
+      Number(
+        new RegExp(`^tooltrail_ingest_column_path_declines_total\\{reason="${reason}"\\} (\\d+)$`, 'm').exec(text)?.[1],
+      );
+    assert.equal(count('attribute_shape'), 2, 'the two messages with a bytes value');
+    assert.equal(count('tenant'), 0, 'every reason is exported from the start');
+    assert.equal(count('wire_subset'), 0);
   });
 });

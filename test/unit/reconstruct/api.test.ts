@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Fastify from 'fastify';
-import { MAX_PARAM_LENGTH } from '../../../cli/api-server.ts';
+import { MAX_PARAM_LENGTH } from '../../../cli/commands/reconstruct/api-server.ts';
 import { apiAuthPlugin } from '../../../platform/auth/api-auth.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
 import { reconstructApiPlugin } from '../../../reconstruct/api.ts';

@@ -1,0 +1,1 @@
+finding_json, first_seen, last_seen, resolved_at, resolution, alert_status, last_sent_at
