@@ -14,6 +14,7 @@ export interface NativeRowHasher {
    * Hashes `rows` rows of a Native block: `columns` holds (layout, a, b, c, d) per canonical column, `prefix` the
    * table line, `start`/`end` the start_time/end_time columns (DURATION). Writes 64 hex bytes per row into `out`.
    * Returns 0, or non-zero when JavaScript must do the block (a non-ASCII map key, or a malformed block).
+   * `textOnly`: write each row's text and hash nothing (the benchmark times the two apart).
    */
   hashRows(
     body: Buffer,
@@ -23,6 +24,7 @@ export interface NativeRowHasher {
     start: number,
     end: number,
     out: Buffer,
+    textOnly?: boolean,
   ): number;
 }
 

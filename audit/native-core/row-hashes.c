@@ -5,15 +5,17 @@
  * this file only walks the rows. Every read is bounds-checked all the same: on anything unexpected it returns a
  * code and JavaScript redoes the block itself (precise errors there).
  *
- * hashRows(body, columns, rows, prefix, start, end, out) -> number
+ * hashRows(body, columns, rows, prefix, start, end, out[, textOnly]) -> number
  *   columns: Float64Array, 5 numbers per canonical column in canonical order: layout, a, b, c, d (the `Column`
  *            cursors of native-entries.ts); start, end: the start_time and end_time columns (DURATION)
  *   prefix:  the table line ("tool_calls\n") each row's text starts with
  *   out:     64 * rows bytes, each row's hash as lower-case hex
+ *   textOnly: true = write each row's text and hash nothing, out untouched (bench/audit-path.ts times the two apart)
  *   returns OK, NEEDS_JS (a map key outside ASCII: JS string order needed) or MALFORMED (or SHA-256 unavailable).
  */
 #include <node_api.h>
 #include <openssl/evp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -328,8 +330,8 @@ static int write_value(text *t, block *k, column *col, size_t r, column *start, 
 }
 
 static napi_value hash_rows(napi_env env, napi_callback_info info) {
-  size_t argc = 7;
-  napi_value argv[7], result;
+  size_t argc = 8;
+  napi_value argv[8], result;
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   if (argc < 7) {
     napi_throw_type_error(env, NULL, "hashRows(body, columns, rows, prefix, start, end, out)");
@@ -351,6 +353,8 @@ static napi_value hash_rows(napi_env env, napi_callback_info info) {
     napi_throw_type_error(env, NULL, "hashRows: bad arguments");
     return NULL;
   }
+  bool text_only = false;
+  if (argc >= 8 && napi_get_value_bool(env, argv[7], &text_only) != napi_ok) text_only = false;
   size_t ncols = desc_len / 5;
   const double *d = desc;
   column *cols = calloc(ncols ? ncols : 1, sizeof *cols);
@@ -388,6 +392,7 @@ static napi_value hash_rows(napi_env env, napi_callback_info info) {
     }
     put(&row, ']');
     if (rc != OK) break;
+    if (text_only) continue;
     if (!EVP_DigestInit_ex2(ctx, sha256, NULL) || !EVP_DigestUpdate(ctx, row.p, row.len) ||
         !EVP_DigestFinal_ex(ctx, digest, NULL)) {
       rc = MALFORMED;
