@@ -29,7 +29,17 @@ export type NativeType =
   | 'Array(String)'
   | 'Array(DateTime64)'
   | 'Map'
-  | 'Array(Map)';
+  | 'Array(Map)'
+  /** A String column whose values are bytes (Buffer), not text: hashes. */
+  | 'Binary'
+  /** An Array(String) column whose values are already Native strings: `{ count, bytes }` per row, copied as is. */
+  | 'NativeStrings';
+
+/** A row's value of a `NativeStrings` column: `count` strings, each varint length + bytes, in `bytes`. */
+export interface NativeStrings {
+  count: number;
+  bytes: Uint8Array;
+}
 
 const TYPE_NAMES: Record<NativeType, string> = {
   String: 'String',
@@ -43,6 +53,8 @@ const TYPE_NAMES: Record<NativeType, string> = {
   'Array(DateTime64)': "Array(DateTime64(9, 'UTC'))",
   Map: 'Map(String, String)',
   'Array(Map)': 'Array(Map(String, String))',
+  Binary: 'String',
+  NativeStrings: 'Array(String)',
 };
 
 /** A growable output buffer with the few primitive writes Native needs. */
@@ -81,6 +93,17 @@ class Out extends ByteBuffer {
     this.varint(n);
     this.ensure(n);
     this.pos += this.buf.write(s, this.pos, n, 'utf8');
+  }
+  /** A String value of raw bytes: varint length + the bytes. */
+  bytes(b: Uint8Array): void {
+    this.varint(b.length);
+    this.raw(b);
+  }
+  /** Bytes already in Native form, copied as they are. */
+  raw(b: Uint8Array): void {
+    this.ensure(b.length);
+    this.buf.set(b, this.pos);
+    this.pos += b.length;
   }
   u64(v: number): void {
     // Most values are offsets and durations, below 2^53: two exact 32-bit halves.
@@ -215,6 +238,18 @@ function writeColumn(out: Out, type: NativeType, values: readonly unknown[]): vo
     case 'Map':
       writeMaps(out, values as StringMap[]);
       return;
+    case 'Binary':
+      for (let i = 0; i < n; i++) out.bytes(values[i] as Uint8Array);
+      return;
+    case 'NativeStrings': {
+      let end = 0;
+      for (let i = 0; i < n; i++) {
+        end += (values[i] as NativeStrings).count;
+        out.u64(end);
+      }
+      for (let i = 0; i < n; i++) out.raw((values[i] as NativeStrings).bytes);
+      return;
+    }
     case 'Array(Map)': {
       let end = 0;
       const all: StringMap[] = [];
