@@ -92,18 +92,22 @@ class TenantReader {
 
 /** Adds one block's leaves (tool_calls, spans: one per row; warnings: one per (tenant, hour, span)). */
 function addBlock(out: RunBuilder, spec: TableSpec, body: Buffer, hasher: NativeRowHasher | null): void {
-  const { rows, byName } = columnsOf(body);
+  const grouped = spec.table === 'tool_call_warnings';
+  const native = !grouped && hasher !== null;
+  const block = columnsOf(body, { offsets: !native });
+  const { rows, byName } = block;
   const cols = bind(spec, byName);
   const tenantCol = cols[spec.columns.findIndex(([n]) => n === spec.tenant)]!;
   const timeCol = cols[spec.columns.findIndex(([n]) => n === spec.time)]!;
   const idCol = cols[spec.columns.findIndex(([n]) => n === spec.id)]!;
   const prefix = `${spec.table}\n`;
-  const grouped = spec.table === 'tool_call_warnings';
   const groups = new Map<string, WarningGroup>();
   // Warning rows are kept (grouped after the loop), other rows hashed one by one from one reused buffer.
   const c = grouped ? warningTexts : rowText;
   c.pos = 0;
-  if (!grouped && hasher && hashNatively(hasher, out, spec, body, rows, cols, tenantCol, timeCol, idCol)) return;
+  if (native && hashNatively(hasher, out, spec, body, rows, cols, tenantCol, timeCol, idCol)) return;
+  // The JavaScript walk trusts the offsets: checked first (a corrupted one could make one row loop ~forever).
+  block.checkOffsets();
   const reader = new TenantReader();
   for (let r = 0; r < rows; r++) {
     // Read before the row's cursors move past them.

@@ -245,7 +245,8 @@ function beforeRound(dir: string): Map<string, number> {
       '--rows',
       String(args.rows),
     ],
-    { cwd: dir, env: process.env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
+    // The services' home as this process resolved it (the default is relative to the working directory).
+    { cwd: dir, env: { ...process.env, TOOLTRAIL_HOME: svc.home }, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
   );
   const line = r.stdout.split('\n').find((l) => l.startsWith(BENCH_JSON_PREFIX));
   if (r.status !== 0 || !line) throw new Error(`the before bench failed (${r.status}): ${r.stderr.slice(-2000)}`);

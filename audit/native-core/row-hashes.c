@@ -115,12 +115,26 @@ static const uint8_t ESCAPED[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
 };
 
+/* Whether any of the 8 bytes of v needs an escape: below 0x20, '"' or '\\' (bit tricks on 8 bytes at a time). */
+static inline int escapes8(uint64_t v) {
+  const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+  uint64_t quote = v ^ (ones * '"'), slash = v ^ (ones * '\\');
+  return (((v - ones * 0x20) & ~v) | ((quote - ones) & ~quote) | ((slash - ones) & ~slash)) & high ? 1 : 0;
+}
+
 /* A JSON string, escaped as JSON.stringify escapes UTF-8 text: runs without escapes are copied whole. */
 static void json_string(text *t, const uint8_t *s, size_t n) {
   grow(t, n * 6 + 2);
   uint8_t *o = t->p + t->len;
   *o++ = '"';
   size_t i = 0;
+  /* Most strings (ids, names, codes) need no escape: copied 8 bytes at a time until one might. */
+  for (uint64_t v; i + 8 <= n; i += 8) {
+    memcpy(&v, s + i, 8);
+    if (escapes8(v)) break;
+    memcpy(o, &v, 8);
+    o += 8;
+  }
   while (i < n) {
     size_t j = i;
     while (j < n && !ESCAPED[s[j]]) j++;
