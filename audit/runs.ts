@@ -93,8 +93,9 @@ export class RunBuilder {
         hour: g.hour,
         table: g.table,
         count: g.count,
-        ids: Buffer.from(g.ids.buf.subarray(0, g.ids.pos)),
-        entries: Buffer.from(g.entries.buf.subarray(0, g.entries.pos)),
+        // The group's own buffers: nothing else writes to them.
+        ids: g.ids.buf.subarray(0, g.ids.pos),
+        entries: g.entries.buf.subarray(0, g.entries.pos),
       });
     }
     for (const list of out.values()) list.sort((a, b) => a.hour - b.hour || rank(a.table) - rank(b.table));
