@@ -2,7 +2,7 @@
  * The rows half of `verify`: per (tenant, hour), every entry (table, id, hash) the writer recorded is looked up among
  * the rows that hour holds now. The entries come from the Merkle log's entries rows (audit_log_tiles) and, for rows
  * written before the log was the record, from the digest records (row_digests); a log's entries of a batch that a
- * digest record of the same (chain, batch) also covers are copies (migration 0025) and are skipped. No such row ->
+ * digest record of the same (chain, batch) also covers are copies (migration 0043) and are skipped. No such row ->
  * row_deleted, unless a policy erased the hour (the retention TTL, a recorded deletion request): then counted as
  * expired by policy, never as deleted; a row whose hash differs -> row_changed; a row nothing covers (or more copies
  * than entries) -> row_added; a record whose entry list no longer hashes to its rows_hash, or entries whose ids and

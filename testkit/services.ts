@@ -89,12 +89,3 @@ export async function requirePostgres(): Promise<string> {
   }
   return services.postgres.url;
 }
-
-/** Polls `check` every 50 ms until it holds; fails naming `what` after `timeoutMs`. */
-export async function waitUntil(check: () => Promise<boolean>, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

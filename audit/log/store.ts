@@ -1,5 +1,5 @@
 /**
- * The Merkle log in ClickHouse (migrations 0024, 0022): tiles and entries appended by the writer, one insert per
+ * The Merkle log in ClickHouse (migrations 0042, 0022): tiles and entries appended by the writer, one insert per
  * batch; node hashes for proofs computed from the tiles that hold them; checkpoints stored as the notes published.
  */
 import { Readable } from 'node:stream';

@@ -1,7 +1,7 @@
 /**
  * An audit trail written before the tiles (fixtures/log-v1: stored by the code of e7688e0, the Merkle log one row per
  * node in audit_log_nodes beside the digest chain; generate.ts says how) loaded into a database at migration 0023,
- * then migrated (0024, 0025): `tooltrail verify` and `tooltrail checkpoint verify` pass on it, its witnessed
+ * then migrated (0042, 0043): `tooltrail verify` and `tooltrail checkpoint verify` pass on it, its witnessed
  * checkpoints and its proofs still verify, the writer continues the same tree, and tampering is still caught.
  */
 import assert from 'node:assert/strict';
@@ -64,7 +64,7 @@ describe('an audit trail written before the tiles, migrated', () => {
     await migrateUp(
       ch,
       schema,
-      loadMigrations().filter((m) => m.version !== 24 && m.version !== 25),
+      loadMigrations().filter((m) => m.version !== 42 && m.version !== 43),
     );
     for (const table of TABLES) {
       const body = readFileSync(join(FIXTURE, `${table}.native`));

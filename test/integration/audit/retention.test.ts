@@ -17,7 +17,8 @@ import { flatten } from '../../../ingest/flatten.ts';
 import { createClickHouseWriter } from '../../../ingest/writer.ts';
 import { decodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
 import { serializeSpans, stampTenant } from '../../../testkit/ingest.ts';
-import { freshDatabase, type TestDatabase, uniqueName, waitUntil } from '../../../testkit/services.ts';
+import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
+import { until } from '../../../testkit/wait.ts';
 import { runScenario, type Scenario } from '../reconstruct/scenario.ts';
 
 const HOUR = 3_600_000;
@@ -99,7 +100,7 @@ describe('retention and deletion requests leave the audit verifiable', () => {
     const start = hourOf(Date.now() - (db.schema.retentionDays + 1) * DAY) + 60_000;
     const { tenant } = await tenantWith([start]);
     // ClickHouse drops them in a merge just after the insert, not in it: a count right after may still see them.
-    await waitUntil(async () => (await storedCalls(tenant)) === 0, 'the TTL removed the rows');
+    await until('the TTL removed the rows', async () => (await storedCalls(tenant)) === 0, { timeoutMs: 20_000 });
     const r = await verify(tenant, hourOf(start) - HOUR, Date.now());
     assert.equal(r.ok, true, JSON.stringify(r.issues));
     assert.deepEqual(

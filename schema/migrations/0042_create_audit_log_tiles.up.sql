@@ -1,5 +1,5 @@
 -- The Merkle log as tiles (audit/README.md, "The Merkle log"; C2SP tlog-tiles), replacing one row per node
--- (0021, copied here by 0025). Two kinds of rows, written together in one insert per batch (so a batch's tiles and
+-- (0021, copied here by 0043). Two kinds of rows, written together in one insert per batch (so a batch's tiles and
 -- its leaves' data land together or not at all):
 --
 -- kind = 'tile': up to 256 consecutive hashes of tree level 8 * level (level 0: the leaf hashes

@@ -1,4 +1,4 @@
--- The Merkle log written before 0024 (audit_log_nodes, one row per node) copied into audit_log_tiles, so that
+-- The Merkle log written before 0042 (audit_log_nodes, one row per node) copied into audit_log_tiles, so that
 -- proofs, checkpoints and `verify` read one layout (audit/README.md, "Logs written before the tiles"):
 --
 -- Tiles: the stored nodes of tree levels 0, 8, 16, ... (tile levels 0, 1, 2, ...), 256 per tile. A tile holds the

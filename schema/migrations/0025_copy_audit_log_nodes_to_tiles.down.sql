@@ -1,1 +1,0 @@
--- Nothing to undo: the copies live in audit_log_tiles, which 0024's down drops; audit_log_nodes was not changed.
