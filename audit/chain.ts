@@ -1,7 +1,9 @@
 /**
- * Digest records and their chain. A record's `digest_hash` covers its own fields and the previous record's hash,
- * so changing or removing a record breaks the link to its successor; `rows_hash` binds the per-row hashes into it.
- * With a key, `signature` = HMAC(key, digest_hash): without the key nobody can rebuild a valid chain.
+ * Digest records and their chain (row_digests). A record's `digest_hash` covers its own fields and the previous
+ * record's hash, so changing or removing a record breaks the link to its successor; `rows_hash` binds the per-row
+ * hashes into it. With a key, `signature` = HMAC(key, digest_hash): without the key nobody can rebuild a valid chain.
+ * The writer no longer records them (the Merkle log is the record, audit/README.md); verify checks the records
+ * written before, and `sealRecord` writes such records for the tests of that check (testkit/audit-log.ts).
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { sha256 } from './canonical.ts';

@@ -1,12 +1,19 @@
 /**
- * Runs the per-row digest work (canonical text + SHA-256) on one worker thread instead of the ingest's
+ * Runs the per-row audit work (canonical text + SHA-256) on one worker thread instead of the ingest's
  * main thread, which is its bottleneck. One worker per process, created on first use, unref'd while idle so it
  * never keeps a process alive. Any failure (worker crash, load error) resolves `undefined`: the recorder then
- * computes the same entries on the main thread, so the offload can cost speed but never a digest.
+ * computes the same leaves on the main thread, so the offload can cost speed but never a leaf.
  */
 import { Worker } from 'node:worker_threads';
 import { FROM_SOURCES } from '../platform/package-root.ts';
-import { type ComputedEntries, countsOf, type DigestSource, packBlocks, type WorkerResponse } from './digest-source.ts';
+import {
+  asBuffers,
+  type ComputedRuns,
+  countsOf,
+  type DigestSource,
+  packBlocks,
+  type WorkerResponse,
+} from './digest-source.ts';
 
 // From the sources the worker registers tsx itself (the parent may have done so through `--import tsx` or tsx's
 // `register()` in bin/tooltrail.js, which a worker does not inherit); the compiled build imports its worker as it is.
@@ -18,7 +25,7 @@ function workerBoot(): string {
 }
 
 interface Pending {
-  resolve(result: ComputedEntries | undefined): void;
+  resolve(result: ComputedRuns | undefined): void;
 }
 
 let worker: Worker | undefined;
@@ -38,7 +45,7 @@ function ensureWorker(): Worker {
     const p = pending.get(res.id);
     pending.delete(res.id);
     if (pending.size === 0) w.unref();
-    p?.resolve('result' in res ? res.result : undefined);
+    p?.resolve('result' in res ? { runs: asBuffers(res.result.runs), counts: res.result.counts } : undefined);
   });
   const gone = () => {
     if (worker === w) worker = undefined;
@@ -50,8 +57,8 @@ function ensureWorker(): Worker {
   return w;
 }
 
-/** Starts computing a batch's entries on the worker; resolves `undefined` if the worker could not. */
-export function computeOffMainThread(source: DigestSource): Promise<ComputedEntries | undefined> {
+/** Starts computing a batch's leaves on the worker; resolves `undefined` if the worker could not. */
+export function computeOffMainThread(source: DigestSource): Promise<ComputedRuns | undefined> {
   return new Promise((resolve) => {
     const id = nextId++;
     try {

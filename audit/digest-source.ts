@@ -1,5 +1,5 @@
 /**
- * What the digest entries of a stored batch are computed from, and the computation itself (shared by the recorder,
+ * What the log's leaves of a stored batch are computed from, and the computation itself (shared by the recorder,
  * the digest worker and the tests).
  *
  * `rows`: row objects (the JSON-format writer; structured-cloned to the worker). `native`: the Native blocks the
@@ -8,15 +8,16 @@
  */
 import { Buffer } from 'node:buffer';
 import { type BatchSource, countsOf, isBlocks, type RowCounts, type StoredBatch } from '../schema/batch.ts';
-import { digestEntries, type EntriesByTenant, type StoredRows } from './entries.ts';
-import { entriesFromBlocks, type StoredBlocks } from './native-entries.ts';
+import { digestEntries, type StoredRows } from './entries.ts';
+import { runsFromBlocks, type StoredBlocks } from './native-entries.ts';
+import { type RunsByTenant, runsOfEntries } from './runs.ts';
 
 export { countsOf, isBlocks, type RowCounts, type StoredBatch };
 
 export type DigestSource = BatchSource;
 
-export interface ComputedEntries {
-  entries: EntriesByTenant;
+export interface ComputedRuns {
+  runs: RunsByTenant;
   /** Rows hashed per table: the recorder checks them against the rows it records (a guard against drift). */
   counts: RowCounts;
 }
@@ -26,11 +27,22 @@ export type WorkerRequest =
   | { id: number; kind: 'rows'; rows: StoredRows }
   | { id: number; kind: 'native'; bytes: Uint8Array; ends: Int32Array; counts: RowCounts };
 
-export type WorkerResponse = { id: number; result: ComputedEntries } | { id: number; error: string };
+export type WorkerResponse = { id: number; result: ComputedRuns } | { id: number; error: string };
 
-/** The entries of a stored batch, from its Native blocks or from its rows (the same bytes hashed either way). */
-export function entriesOf(stored: StoredBatch): ComputedEntries {
-  return { entries: isBlocks(stored) ? entriesFromBlocks(stored) : digestEntries(stored), counts: countsOf(stored) };
+/** The leaves of a stored batch, from its Native blocks or from its rows (the same bytes hashed either way). */
+export function runsOf(stored: StoredBatch): ComputedRuns {
+  return {
+    runs: isBlocks(stored) ? runsFromBlocks(stored) : runsOfEntries(digestEntries(stored)),
+    counts: countsOf(stored),
+  };
+}
+
+/** Runs as they arrive from the worker (structured clone turns Buffers into Uint8Arrays), as Buffers again. */
+export function asBuffers(runs: RunsByTenant): RunsByTenant {
+  const b = (u: Uint8Array) => (Buffer.isBuffer(u) ? u : Buffer.from(u.buffer, u.byteOffset, u.byteLength));
+  return new Map(
+    [...runs].map(([tenant, list]) => [tenant, list.map((r) => ({ ...r, ids: b(r.ids), entries: b(r.entries) }))]),
+  );
 }
 
 /** Packs the blocks' bodies into one buffer the worker can take over (transfer) without cloning. */
@@ -57,6 +69,6 @@ function unpackBlocks(bytes: Uint8Array, ends: Int32Array, counts: RowCounts): S
   };
 }
 
-export function compute(req: WorkerRequest): ComputedEntries {
-  return entriesOf(req.kind === 'rows' ? req.rows : unpackBlocks(req.bytes, req.ends, req.counts));
+export function compute(req: WorkerRequest): ComputedRuns {
+  return runsOf(req.kind === 'rows' ? req.rows : unpackBlocks(req.bytes, req.ends, req.counts));
 }

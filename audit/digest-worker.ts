@@ -1,4 +1,4 @@
-/** The digest worker thread: computes digest entries off the ingest's main thread (see digest-offload.ts). */
+/** The digest worker thread: computes a batch's leaves off the ingest's main thread (see digest-offload.ts). */
 import { parentPort } from 'node:worker_threads';
 import { compute, type WorkerRequest, type WorkerResponse } from './digest-source.ts';
 

@@ -4,7 +4,7 @@
  * a table's canonical spec. Shared by the JavaScript canonical writer (native-canonical.ts) and the native hasher's
  * column descriptors (native-entries.ts).
  */
-import type { Buffer } from 'node:buffer';
+import { Buffer } from 'node:buffer';
 import { type ColumnType, type TableSpec, TOOL_CALLS_SPEC } from './canonical.ts';
 
 // How a column's bytes are laid out (Native), by the type name in the block header.
@@ -145,8 +145,32 @@ function checkOffsets(b: Buffer, at: number, count: number, name: string): void 
   }
 }
 
-/** Parses the block's header and finds each column's parts (one pass over the string lengths). */
-export function columnsOf(body: Buffer): { rows: number; byName: Map<string, Column> } {
+const ZEROS = Buffer.alloc(64 * 1024);
+
+/** Whether `len` bytes of `b` from `at` are all 0 (compared by the chunk, natively). */
+function allZero(b: Buffer, at: number, len: number): boolean {
+  for (let p = at; p < at + len; p += ZEROS.length) {
+    const n = Math.min(ZEROS.length, at + len - p);
+    if (b.compare(ZEROS, 0, n, p, p + n) !== 0) return false;
+  }
+  return true;
+}
+
+/** A block's columns, found. */
+export interface BlockColumns {
+  rows: number;
+  byName: Map<string, Column>;
+  /** Checks every array column's offsets are in order (throws naming the column); idempotent. */
+  checkOffsets(): void;
+}
+
+/**
+ * Parses the block's header and finds each column's parts (one pass over the string lengths). `offsets: false`
+ * leaves the array offsets unchecked until `checkOffsets()`: for the native hasher, which checks each row's as it
+ * walks; the JavaScript writer needs them checked first.
+ */
+export function columnsOf(body: Buffer, o: { offsets?: boolean } = {}): BlockColumns {
+  const pending: [at: number, count: number, name: string][] = [];
   let at = 0;
   let ncols: number;
   let rows: number;
@@ -217,12 +241,21 @@ export function columnsOf(body: Buffer): { rows: number; byName: Map<string, Col
     }
     // Negated so that NaN (offsets read past a truncated body) is refused too.
     if (!(at <= body.length)) throw new Error(`native block: column ${name} runs past the end`);
-    if (layout >= ARR_STR) checkOffsets(body, start, rows, name);
-    if (layout === ARR_MAP) checkOffsets(body, start + 8 * rows, lastEnd(start), name);
     const col = byName.get(name)!;
-    if (layout >= ARR_STR && lastEnd(start) === 0) col.layout = EMPTY;
+    if (layout >= ARR_STR && lastEnd(start) === 0) {
+      // Empty in every row: nothing walks its offsets, so they are checked here (in order and ending at 0: all 0).
+      col.layout = EMPTY;
+      if (!allZero(body, start, 8 * rows)) throw new Error(`native block: column ${name} has offsets out of order`);
+    } else {
+      if (layout >= ARR_STR) pending.push([start, rows, name]);
+      if (layout === ARR_MAP) pending.push([start + 8 * rows, lastEnd(start), name]);
+    }
   }
-  return { rows, byName };
+  const check = () => {
+    for (const [start, count, name] of pending.splice(0)) checkOffsets(body, start, count, name);
+  };
+  if (o.offsets !== false) check();
+  return { rows, byName, checkOffsets: check };
 }
 
 /** The spec's columns in canonical order, each bound to its column in the block. */

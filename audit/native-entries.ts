@@ -1,8 +1,9 @@
 /**
- * Digest entries straight from the Native blocks the writer sent (platform/native/encode.ts, ingest/columns/),
+ * The log's leaves straight from the Native blocks the writer sent (platform/native/encode.ts, ingest/columns/),
  * with no row object: each row's canonical text (canonical.ts, version 1) is written from the block's column bytes
- * (native-block.ts reads the layout, native-canonical.ts writes the text, or the native hasher does both), then hashed. It is what lets the ingest's column path (no row objects) record digests, and it
- * hashes exactly what ClickHouse received.
+ * (native-block.ts reads the layout, native-canonical.ts writes the text, or the native hasher does both), then
+ * hashed; the row ids are copied from the block as they are (runs.ts). It is what lets the ingest's column path (no
+ * row objects) record its audit trail, and it hashes exactly what ClickHouse received.
  *
  * The bytes hashed equal `entryHash(spec, valuesOf(spec, row))` for every row the encoders accept
  * (test/unit/audit/native-entries.test.ts compares both over random rows). Assumes the blocks' strings are UTF-8,
@@ -11,11 +12,11 @@
 import { Buffer } from 'node:buffer';
 import type { BatchBlocks, NativeBlock } from '../schema/batch.ts';
 import { SPANS_SPEC, sha256, type TableSpec, TOOL_CALLS_SPEC, WARNINGS_SPEC } from './canonical.ts';
-import type { DigestEntry } from './chain.ts';
 import type { EntriesByTenant } from './entries.ts';
 import { bind, type Column, columnsOf, readString, strLen, strStart } from './native-block.ts';
 import { Canonical, END, START, writeValue } from './native-canonical.ts';
 import { type NativeRowHasher, nativeRowHasher } from './native-core/index.ts';
+import { entriesOfRuns, RunBuilder, type RunsByTenant } from './runs.ts';
 
 /** The blocks of one stored batch, per table (schema/batch.ts). */
 export type StoredBlocks = BatchBlocks;
@@ -61,21 +62,6 @@ function sameBytes(b: Buffer, known: Buffer): boolean {
   return true;
 }
 
-/** The entry list of one tenant and hour (created on first use). */
-function entryList(out: EntriesByTenant, tenant: string, hour: number): DigestEntry[] {
-  let hours = out.get(tenant);
-  if (!hours) {
-    hours = new Map();
-    out.set(tenant, hours);
-  }
-  let list = hours.get(hour);
-  if (!list) {
-    list = [];
-    hours.set(hour, list);
-  }
-  return list;
-}
-
 const rowText = new Canonical();
 const warningTexts = new Canonical();
 
@@ -88,21 +74,13 @@ interface WarningGroup {
   ends: number[];
 }
 
-/**
- * Where each row's entry goes, for both the JavaScript and the native walk: the row's tenant decoded once per run of
- * equal tenants, its (tenant, hour) list looked up once per run.
- */
-class RowTarget {
+/** The row's tenant, decoded once per run of equal tenants (tenant strings repeat row after row). */
+class TenantReader {
   tenant = '';
   private tenantBytes: Buffer | undefined;
-  private list: DigestEntry[] = [];
-  private listTenant: string | undefined;
-  private listHour = -1;
-
-  constructor(private readonly out: EntriesByTenant) {}
 
   /** Reads the tenant string at `at` into `tenant`; returns the position after it. */
-  readTenant(body: Buffer, at: number): number {
+  read(body: Buffer, at: number): number {
     const next = readString(body, at);
     if (!this.tenantBytes || !sameBytes(body, this.tenantBytes)) {
       this.tenantBytes = Buffer.from(body.subarray(strStart, strStart + strLen));
@@ -110,37 +88,31 @@ class RowTarget {
     }
     return next;
   }
-
-  /** The entry list of `tenant` and `hour`. */
-  listFor(hour: number): DigestEntry[] {
-    if (this.tenant !== this.listTenant || hour !== this.listHour) {
-      this.list = entryList(this.out, this.tenant, hour);
-      this.listTenant = this.tenant;
-      this.listHour = hour;
-    }
-    return this.list;
-  }
 }
 
-/** Adds one block's entries (tool_calls, spans: one per row; warnings: one per (tenant, hour, span)). */
-function addBlock(out: EntriesByTenant, spec: TableSpec, body: Buffer, hasher: NativeRowHasher | null): void {
-  const { rows, byName } = columnsOf(body);
+/** Adds one block's leaves (tool_calls, spans: one per row; warnings: one per (tenant, hour, span)). */
+function addBlock(out: RunBuilder, spec: TableSpec, body: Buffer, hasher: NativeRowHasher | null): void {
+  const grouped = spec.table === 'tool_call_warnings';
+  const native = !grouped && hasher !== null;
+  const block = columnsOf(body, { offsets: !native });
+  const { rows, byName } = block;
   const cols = bind(spec, byName);
   const tenantCol = cols[spec.columns.findIndex(([n]) => n === spec.tenant)]!;
   const timeCol = cols[spec.columns.findIndex(([n]) => n === spec.time)]!;
   const idCol = cols[spec.columns.findIndex(([n]) => n === spec.id)]!;
   const prefix = `${spec.table}\n`;
-  const grouped = spec.table === 'tool_call_warnings';
   const groups = new Map<string, WarningGroup>();
   // Warning rows are kept (grouped after the loop), other rows hashed one by one from one reused buffer.
   const c = grouped ? warningTexts : rowText;
   c.pos = 0;
-  if (!grouped && hasher && hashNatively(hasher, out, spec, body, rows, cols, tenantCol, timeCol, idCol)) return;
-  const target = new RowTarget(out);
+  if (native && hashNatively(hasher, out, spec, body, rows, cols, tenantCol, timeCol, idCol)) return;
+  // The JavaScript walk trusts the offsets: checked first (a corrupted one could make one row loop ~forever).
+  block.checkOffsets();
+  const reader = new TenantReader();
   for (let r = 0; r < rows; r++) {
     // Read before the row's cursors move past them.
-    target.readTenant(body, tenantCol.a);
-    const tenant = target.tenant;
+    reader.read(body, tenantCol.a);
+    const tenant = reader.tenant;
     const hour = hourAt(body, timeCol.a + 8 * r);
     const id = textAt(body, idCol.a);
     const start = c.pos;
@@ -152,7 +124,7 @@ function addBlock(out: EntriesByTenant, spec: TableSpec, body: Buffer, hasher: N
     }
     c.u8(0x5d);
     if (!grouped) {
-      target.listFor(hour).push({ table: spec.table, id, hash: c.hash(0) });
+      out.addEntry(tenant, hour, spec.table, id, c.hash(0));
       c.pos = 0;
       continue;
     }
@@ -173,20 +145,23 @@ function addBlock(out: EntriesByTenant, spec: TableSpec, body: Buffer, hasher: N
       const lines = g.starts.map((st, i) => c.buf.toString('utf8', st + prefix.length, g.ends[i]));
       hash = sha256(`${prefix}${lines.sort().join('\n')}`);
     }
-    entryList(out, g.tenant, g.hour).push({ table: spec.table, id: g.id, hash });
+    out.addEntry(g.tenant, g.hour, spec.table, g.id, hash);
   }
 }
 
-let hexOut = Buffer.allocUnsafe(64 * 1024);
+let hashOut = Buffer.allocUnsafe(32 * 1024);
+let idStarts = new Int32Array(1024);
+let rowGroup = new Int32Array(1024);
 const prefixes = new Map<string, Buffer>();
 
 /**
- * addBlock's rows hashed by the native row hasher (one call per block), their ids and hours read here. False, with
- * the columns' cursors untouched, when it declines the block (non-ASCII map keys, malformed): JavaScript does it.
+ * addBlock's rows hashed by the native row hasher (one call per block), their tenants, hours and id positions read
+ * here; the ids are copied into the runs as the block holds them (Native strings). False, with the columns' cursors
+ * untouched, when it declines the block (non-ASCII map keys, malformed): JavaScript does it.
  */
 function hashNatively(
   hasher: NativeRowHasher,
-  out: EntriesByTenant,
+  out: RunBuilder,
   spec: TableSpec,
   body: Buffer,
   rows: number,
@@ -200,40 +175,67 @@ function hashNatively(
     const c = cols[i]!;
     desc.set([c.layout, c.a, c.b, c.c, c.d], 5 * i);
   }
-  if (hexOut.length < 64 * rows) hexOut = Buffer.allocUnsafe(64 * rows);
+  if (hashOut.length < 32 * rows) hashOut = Buffer.allocUnsafe(32 * rows);
+  if (idStarts.length < rows + 1) {
+    idStarts = new Int32Array(rows + 1);
+    rowGroup = new Int32Array(rows + 1);
+  }
   let prefix = prefixes.get(spec.table);
   if (!prefix) {
     prefix = Buffer.from(`${spec.table}\n`);
     prefixes.set(spec.table, prefix);
   }
   const timed = spec === TOOL_CALLS_SPEC;
-  if (hasher.hashRows(body, desc, rows, prefix, timed ? START : 0, timed ? END : 0, hexOut) !== 0) return false;
-  // One string of every hash; each row's is a slice of it (V8 shares the characters: no copy, no call per row).
-  const hashes = hexOut.toString('latin1', 0, 64 * rows);
-  const target = new RowTarget(out);
+  if (hasher.hashRows(body, desc, rows, prefix, timed ? START : 0, timed ? END : 0, hashOut) !== 0) return false;
+  // Which run each row goes to: nearly always one (one tenant, one hour) for the whole block.
+  const reader = new TenantReader();
+  const groups: ReturnType<RunBuilder['group']>[] = [];
   let tenantAt = tenantCol.a;
   let idAt = idCol.a;
+  let current = -1;
+  let currentTenant = '';
+  let currentHour = -1;
   for (let r = 0; r < rows; r++) {
-    tenantAt = target.readTenant(body, tenantAt);
+    tenantAt = reader.read(body, tenantAt);
     const hour = hourAt(body, timeCol.a + 8 * r);
-    const id = textAt(body, idAt);
-    idAt = strStart + strLen;
-    target.listFor(hour).push({ table: spec.table, id, hash: hashes.slice(64 * r, 64 * r + 64) });
+    idStarts[r] = idAt;
+    idAt = readString(body, idAt);
+    if (reader.tenant !== currentTenant || hour !== currentHour || current < 0) {
+      const g = out.group(reader.tenant, hour, spec.table);
+      current = groups.indexOf(g);
+      if (current < 0) current = groups.push(g) - 1;
+      currentTenant = reader.tenant;
+      currentHour = hour;
+    }
+    rowGroup[r] = current;
   }
+  idStarts[rows] = idAt;
+  if (groups.length === 1) out.addRaw(groups[0]!, rows, body, idStarts[0]!, idAt, hashOut, 0);
+  else
+    for (let r = 0; r < rows; r++)
+      out.addRaw(groups[rowGroup[r]!]!, 1, body, idStarts[r]!, idStarts[r + 1]!, hashOut, 32 * r);
   return true;
 }
 
 /**
- * Entries per tenant, per hour, for the rows of these blocks; the same as `digestEntries` of their rows. `hasher`:
- * the native row hasher when built; `null`: the JavaScript writer alone (tests and benchmarks compare both).
+ * The leaves of these blocks as runs per tenant (runs.ts), the entries hashed from the blocks' bytes. `hasher`: the
+ * native row hasher when built; `null`: the JavaScript writer alone (tests and benchmarks compare both).
  */
+export function runsFromBlocks(
+  blocks: StoredBlocks,
+  hasher: NativeRowHasher | null = nativeRowHasher ?? null,
+): RunsByTenant {
+  const out = new RunBuilder();
+  if (blocks.toolCalls.rows > 0) addBlock(out, TOOL_CALLS_SPEC, blocks.toolCalls.body, hasher);
+  if (blocks.warnings.rows > 0) addBlock(out, WARNINGS_SPEC, blocks.warnings.body, hasher);
+  if (blocks.spans.rows > 0) addBlock(out, SPANS_SPEC, blocks.spans.body, hasher);
+  return out.runs();
+}
+
+/** The same leaves as (table, id, hex hash) entries per tenant and hour: equal to `digestEntries` of their rows. */
 export function entriesFromBlocks(
   blocks: StoredBlocks,
   hasher: NativeRowHasher | null = nativeRowHasher ?? null,
 ): EntriesByTenant {
-  const out: EntriesByTenant = new Map();
-  if (blocks.toolCalls.rows > 0) addBlock(out, TOOL_CALLS_SPEC, blocks.toolCalls.body, hasher);
-  if (blocks.warnings.rows > 0) addBlock(out, WARNINGS_SPEC, blocks.warnings.body, hasher);
-  if (blocks.spans.rows > 0) addBlock(out, SPANS_SPEC, blocks.spans.body, hasher);
-  return out;
+  return entriesOfRuns(runsFromBlocks(blocks, hasher));
 }

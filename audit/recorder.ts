@@ -1,54 +1,53 @@
 /**
- * The writer's hook: after a batch is stored, `record(rows, { batchId })` writes one digest record per
- * (tenant, hour) the batch touched, chained per (tenant, chain). Call it after ClickHouse acknowledged the rows and
- * before the batch is acknowledged upstream (Kafka offset commit, HTTP 200): if it throws, the batch is retried,
- * its rows deduplicate, and the digest is recorded on the retry. A crash between the two leaves rows without a
- * digest, which verify reports as added: never silently covered.
+ * The writer's hook: after a batch is stored, `record(rows, { batchId })` appends its rows to the Merkle log of
+ * their tenant (one leaf per row, per (tenant, log) tree: log/appender.ts), tiles and entries in one insert. Call it
+ * after ClickHouse acknowledged the rows and before the batch is acknowledged upstream (Kafka offset commit, HTTP
+ * 200): if it throws, the batch is retried, its rows deduplicate, and they are logged on the retry. A crash between
+ * the two leaves rows without a leaf, which verify reports as added: never silently covered.
+ *
+ * The log is the whole record: the hourly digest chain of row_digests (chain.ts) is no longer written, it is only
+ * read by verify for the rows it covers (audit/README.md, "Why the chain went").
  */
 import { randomUUID } from 'node:crypto';
-import { z } from 'zod';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
-import { CANONICAL_VERSION } from './canonical.ts';
-import { type DigestRecord, sealRecord } from './chain.ts';
 import { type DigestConfig, DigestConfigSchema, defaultDigestConfig } from './config.ts';
 import { computeOffMainThread } from './digest-offload.ts';
 import {
-  type ComputedEntries,
+  type ComputedRuns,
   countsOf,
   type DigestSource,
-  entriesOf,
   type RowCounts,
+  runsOf,
   type StoredBatch,
 } from './digest-source.ts';
 import { digestEntries, type StoredRows } from './entries.ts';
-import { LogAppender } from './log/appender.ts';
-import type { LogConfig } from './log/config.ts';
+import { LogAppender, type LoggedRange } from './log/appender.ts';
+import { defaultLogConfig, type LogConfig } from './log/config.ts';
 import { kafkaWitness } from './log/kafka-witness.ts';
 import { LogStore } from './log/store.ts';
 import { fileWitness, httpWitness, type WitnessSink } from './log/witness.ts';
 import type { StoredBlocks } from './native-entries.ts';
-import { sqlFile } from './sql.ts';
 
-export type { DigestSource, StoredBatch, StoredBlocks };
+export type { DigestSource, LoggedRange, StoredBatch, StoredBlocks };
 export { digestEntries, type StoredRows };
 
 export interface DigestRecorder {
   /**
-   * Records the digests of rows ClickHouse just stored, given as row objects or as the Native blocks inserted (the
-   * same entries either way). Resolves once the records are stored too.
+   * Logs the rows ClickHouse just stored, given as row objects or as the Native blocks inserted (the same leaves
+   * either way). Resolves once the log's insert is acknowledged, with where each tenant's rows went.
    */
-  record(stored: StoredBatch, batch?: { batchId?: string; prepared?: PreparedEntries }): Promise<DigestRecord[]>;
+  record(stored: StoredBatch, batch?: { batchId?: string; prepared?: PreparedRuns }): Promise<LoggedRange[]>;
   /**
    * Starts hashing a batch's rows off the main thread (call it before the insert, so the hashing overlaps the
    * round trip) and pass the result to `record` as `prepared`. `source` must hold exactly the rows `record` gets.
    */
-  prepare?(source: DigestSource): PreparedEntries;
+  prepare?(source: DigestSource): PreparedRuns;
   /** Signs and publishes a checkpoint of every log that grew since its last one (at shutdown; tests). */
   flushCheckpoints?(): Promise<void>;
 }
 
-/** Entries computed ahead of `record`; `undefined` = compute them in `record` (same bytes). */
-export type PreparedEntries = Promise<ComputedEntries | undefined>;
+/** Leaves computed ahead of `record`; `undefined` = compute them in `record` (same bytes). */
+export type PreparedRuns = Promise<ComputedRuns | undefined>;
 
 export interface DigestRecorderOptions extends Partial<DigestConfig> {
   database: string;
@@ -56,30 +55,25 @@ export interface DigestRecorderOptions extends Partial<DigestConfig> {
   now?: () => number;
   /**
    * Hash rows on the digest worker thread (audit/README.md). Default: `TOOLTRAIL_DIGEST_OFFLOAD=1`, else off. Off
-   * by default because, measured on the 2 shared cores, it did not raise ingest throughput (it adds ~10 us/row of
-   * CPU re-flattening on the worker, and no core was idle); it only helps where a core is.
+   * by default because, measured on the 2 shared cores, it did not raise ingest throughput (no core was idle); it
+   * only helps where a core is.
    */
   offload?: boolean;
-  /** The Merkle log (audit/log/config.ts; `digestConfigFromEnv` gives one, on by default); undefined = none. */
+  /**
+   * The Merkle log (audit/log/config.ts; `digestConfigFromEnv` gives one): signing key, cadence, witnesses.
+   * Default: `defaultLogConfig()` (logged, unsigned). `enabled: false` records nothing.
+   */
   log?: LogConfig | undefined;
 }
 
 interface ChainState {
   tail: Promise<unknown>;
-  heads: Map<string, { seq: number; hash: string }>;
   /** The Merkle log of this chain, one tree per tenant; undefined when the log is off. */
   log: LogAppender | undefined;
 }
 
-// One state per (database, chain) in the process: two writers of one process share the chain instead of forking it.
+// One state per (database, chain) in the process: two writers of one process share the log instead of forking it.
 const chains = new Map<string, ChainState>();
-
-const HeadRow = z.object({ seq_text: z.string().regex(/^\d+$/), digest_hash: z.string() });
-
-function chTime(ms: number, withMs: boolean): string {
-  const iso = new Date(ms).toISOString();
-  return `${iso.slice(0, 10)} ${iso.slice(11, withMs ? 23 : 19)}`;
-}
 
 export function createDigestRecorder(ch: ClickHouseClient, options: DigestRecorderOptions): DigestRecorder {
   const config = DigestConfigSchema.parse({ ...defaultDigestConfig(), ...stripUndefined(options) });
@@ -88,113 +82,29 @@ export function createDigestRecorder(ch: ClickHouseClient, options: DigestRecord
     throw new Error('digest recorder: database must be a plain identifier');
   const now = options.now ?? Date.now;
   const offload = options.offload ?? process.env.TOOLTRAIL_DIGEST_OFFLOAD === '1';
+  const logConfig = options.log ?? defaultLogConfig();
   const stateKey = `${database}\u0000${config.chain}`;
-  const state: ChainState = chains.get(stateKey) ?? { tail: Promise.resolve(), heads: new Map(), log: undefined };
+  const state: ChainState = chains.get(stateKey) ?? { tail: Promise.resolve(), log: undefined };
   chains.set(stateKey, state);
-  state.log = options.log?.enabled ? logAppender(ch, database, config.chain, options.log) : undefined;
+  state.log = logConfig.enabled ? logAppender(ch, database, config.chain, logConfig) : undefined;
 
-  async function head(tenant: string): Promise<{ seq: number; hash: string }> {
-    const cached = state.heads.get(tenant);
-    if (cached) return cached;
-    const rs = await ch.query({
-      query: sqlFile('chainHead'),
-      query_params: { db: database, tenant, chain: config.chain },
-      format: 'JSONEachRow',
-    });
-    const rows = (await rs.json<unknown>()).map((r) => HeadRow.parse(r));
-    const h = rows[0] ? { seq: Number(rows[0].seq_text), hash: rows[0].digest_hash } : { seq: 0, hash: '' };
-    return h;
-  }
-
-  async function recordNow(stored: StoredBatch, batchId: string, prepared?: PreparedEntries): Promise<DigestRecord[]> {
-    const computed = prepared ? await prepared : undefined;
-    // Entries from the worker only when they cover exactly these rows; otherwise the same work, here.
-    const byTenant =
-      computed && sameCounts(computed.counts, countsOf(stored)) ? computed.entries : entriesOf(stored).entries;
-    if (byTenant.size === 0) return [];
-    const recordedAt = now();
-    const tenants = [...byTenant.keys()].sort();
-    // A tenant new to this process: its tree is read back while its chain head is.
-    const logLoaded = state.log?.load(tenants);
-    logLoaded?.catch(() => undefined);
-    const records: DigestRecord[] = [];
-    const newHeads = new Map<string, { seq: number; hash: string }>();
-    for (const tenant of tenants) {
-      let h = await head(tenant);
-      const hours = byTenant.get(tenant)!;
-      for (const hour of [...hours.keys()].sort((a, b) => a - b)) {
-        const record = sealRecord(
-          {
-            tenant,
-            chain: config.chain,
-            seq: h.seq + 1,
-            hour,
-            batch_id: batchId,
-            recorded_at_ms: recordedAt,
-            backfill: recordedAt >= (hour + 3600 + config.graceSeconds) * 1000,
-            canonical_version: CANONICAL_VERSION,
-            previous_hash: h.hash,
-          },
-          hours.get(hour)!,
-          config.key,
-        );
-        records.push(record);
-        h = { seq: record.seq, hash: record.digest_hash };
-      }
-      newHeads.set(tenant, h);
-    }
-    // The log's nodes and the digest records in parallel, both before `record` resolves (before the batch is
-    // acknowledged upstream): if either fails, the batch is retried and both are written again (audit/README.md).
+  async function recordNow(stored: StoredBatch, batchId: string, prepared?: PreparedRuns): Promise<LoggedRange[]> {
     const log = state.log;
-    const logged = log
-      ? (logLoaded ?? Promise.resolve()).then(() =>
-          log.appendAll(new Map(tenants.map((t) => [t, records.filter((r) => r.tenant === t)])), recordedAt),
-        )
-      : Promise.resolve();
-    const settled = await Promise.allSettled([logged, insertRecords(records)]);
-    const failed = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
-    if (failed) {
-      // The insert may or may not have landed: re-read the heads from the table next time.
-      for (const t of newHeads.keys()) state.heads.delete(t);
-      throw failed.reason;
-    }
-    for (const [t, h] of newHeads) state.heads.set(t, h);
-    return records;
-  }
-
-  async function insertRecords(records: readonly DigestRecord[]): Promise<void> {
-    await ch.insert({
-      table: `${database}.row_digests`,
-      format: 'JSONEachRow',
-      values: records.map((r) => ({
-        tenant: r.tenant,
-        chain: r.chain,
-        seq: r.seq,
-        hour: chTime(r.hour * 1000, false),
-        batch_id: r.batch_id,
-        recorded_at: chTime(r.recorded_at_ms, true),
-        backfill: r.backfill,
-        canonical_version: r.canonical_version,
-        row_count: r.row_count,
-        row_tables: r.row_tables,
-        row_ids: r.row_ids,
-        row_hashes: r.row_hashes,
-        rows_hash: r.rows_hash,
-        previous_hash: r.previous_hash,
-        digest_hash: r.digest_hash,
-        signature: r.signature,
-        key_id: r.key_id,
-      })),
-    });
+    if (!log) return [];
+    const computed = prepared ? await prepared : undefined;
+    // Leaves from the worker only when they cover exactly these rows; otherwise the same work, here.
+    const runs = computed && sameCounts(computed.counts, countsOf(stored)) ? computed.runs : runsOf(stored).runs;
+    if (runs.size === 0) return [];
+    return log.append({ runs, batchId, recordedMs: now(), graceSeconds: config.graceSeconds });
   }
 
   return {
     prepare(source) {
-      return offload ? computeOffMainThread(source) : Promise.resolve(undefined);
+      return offload && state.log ? computeOffMainThread(source) : Promise.resolve(undefined);
     },
     record(stored, batch = {}) {
       const batchId = batch.batchId || `unnamed:${randomUUID()}`;
-      // Serialized per chain: each record must link to the one stored before it.
+      // Serialized per log: each batch's leaves follow the ones stored before it.
       const run = state.tail.then(() => recordNow(stored, batchId, batch.prepared));
       state.tail = run.catch(() => undefined);
       return run;

@@ -122,7 +122,11 @@ export const VerifyReportSchema = z
     tenant: z.string().nullable(),
     from: iso,
     to: iso,
-    signatures_checked: z.boolean(),
+    signatures_checked: z
+      .boolean()
+      .describe(
+        "every signature the range holds was checked: the digest records' (TOOLTRAIL_DIGEST_KEY), the checkpoints' (trusted keys)",
+      ),
     checked: z.object({
       hours: z.number().int(),
       digest_records: z.number().int(),

@@ -1,9 +1,12 @@
 /**
- * The rows half of `verify`: per (tenant, hour), every digest entry (table, id, hash) is looked up among the rows
- * that hour holds now. No such row -> row_deleted, unless a policy erased the hour (the retention TTL, a recorded
- * deletion request): then counted as expired by policy, never as deleted; a row whose hash differs -> row_changed; a row no digest covers
- * (or more copies than digests) -> row_added; a record whose entry list no longer hashes to its rows_hash ->
- * digest_altered.
+ * The rows half of `verify`: per (tenant, hour), every entry (table, id, hash) the writer recorded is looked up among
+ * the rows that hour holds now. The entries come from the Merkle log's entries rows (audit_log_tiles) and, for rows
+ * written before the log was the record, from the digest records (row_digests); a log's entries of a batch that a
+ * digest record of the same (chain, batch) also covers are copies (migration 0043) and are skipped. No such row ->
+ * row_deleted, unless a policy erased the hour (the retention TTL, a recorded deletion request): then counted as
+ * expired by policy, never as deleted; a row whose hash differs -> row_changed; a row nothing covers (or more copies
+ * than entries) -> row_added; a record whose entry list no longer hashes to its rows_hash, or entries whose ids and
+ * hashes no longer pair up -> digest_altered.
  */
 import { z } from 'zod';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
@@ -25,6 +28,29 @@ const DigestRow = z.object({
   row_hashes: z.array(z.string()),
   rows_hash: z.string(),
 });
+
+const RunRow = z.object({
+  log: z.string(),
+  idx_text: decimal,
+  width: z.coerce.number(),
+  row_table: z.string(),
+  row_ids: z.array(z.string()),
+  entries_hex: z.string(),
+  batch_id: z.string(),
+  recorded_ms_text: decimal,
+  backfill: z.boolean(),
+});
+
+/** A late batch's rows of one hour in the log (the report's backfill, for rows the log records). */
+export interface LoggedBackfill {
+  tenant: string;
+  hour: number;
+  log: string;
+  first: number;
+  batchId: string;
+  recordedMs: number;
+  rows: number;
+}
 
 const ROWS_SQL: Record<TableSpec['table'], string> = {
   tool_calls: 'toolCallsOfHour',
@@ -85,17 +111,44 @@ export class ExpiredRows {
   }
 }
 
-/** Compares the rows of each hour with its digest records; returns how many records and entries it compared. */
+/**
+ * Compares the rows of each hour with what the log and the digest records recorded; returns how many records (digest
+ * records, and the log's batches per hour) and entries it compared, and the log's late batches.
+ */
 export async function verifyHours(
   ch: ClickHouseClient,
   db: string,
   hours: readonly { tenant: string; hour_s: string }[],
   issue: IssueSink,
   expiry: { judge: ExpiryJudge; expired: ExpiredRows },
-): Promise<{ digestRecords: number; rows: number }> {
-  const counts = { digestRecords: 0, rows: 0 };
+): Promise<{ digestRecords: number; rows: number; backfill: LoggedBackfill[] }> {
+  const counts = { digestRecords: 0, rows: 0, backfill: [] as LoggedBackfill[] };
   for (const h of hours) await verifyHour(ch, db, h, issue, counts, expiry);
   return counts;
+}
+
+interface Expected {
+  hashes: Set<string>;
+  entries: number;
+  chain: string;
+  seq: number;
+  batch: string;
+  /** Who recorded it, for statements: `digest <chain>#<seq>` or `log <log> leaf <index>`. */
+  by: string;
+}
+
+function expect(
+  expected: Map<string, Expected>,
+  table: string,
+  id: string,
+  hash: string,
+  at: Omit<Expected, 'hashes' | 'entries'>,
+) {
+  const k = `${table}\u0000${id}`;
+  const x = expected.get(k) ?? { hashes: new Set<string>(), entries: 0, ...at };
+  x.hashes.add(hash);
+  x.entries += 1;
+  expected.set(k, x);
 }
 
 async function verifyHour(
@@ -103,17 +156,14 @@ async function verifyHour(
   db: string,
   h: { tenant: string; hour_s: string },
   issue: IssueSink,
-  counts: { digestRecords: number; rows: number },
+  counts: { digestRecords: number; rows: number; backfill: LoggedBackfill[] },
   expiry: { judge: ExpiryJudge; expired: ExpiredRows },
 ): Promise<void> {
   const hour = Number(h.hour_s);
   const hourIso = isoOf(hour);
   const records = await rows(ch, sqlFile('digestsOfHour'), { db, tenant: h.tenant, hour_s: hour }, DigestRow);
   counts.digestRecords += records.length;
-  const expected = new Map<
-    string,
-    { hashes: Set<string>; entries: number; chain: string; seq: number; batch: string }
-  >();
+  const expected = new Map<string, Expected>();
   for (const r of records) {
     const seq = Number(r.seq_text);
     const n = r.row_ids.length;
@@ -134,14 +184,57 @@ async function verifyHour(
         statement: `the row list of digest record ${r.chain}#${seq} no longer matches its rows_hash: it was edited`,
       });
     }
-    for (const e of entries) {
-      const k = `${e.table}\u0000${e.id}`;
-      const x = expected.get(k) ?? { hashes: new Set<string>(), entries: 0, chain: r.chain, seq, batch: r.batch_id };
-      x.hashes.add(e.hash);
-      x.entries += 1;
-      expected.set(k, x);
-    }
+    for (const e of entries)
+      expect(expected, e.table, e.id, e.hash, {
+        chain: r.chain,
+        seq,
+        batch: r.batch_id,
+        by: `digest ${r.chain}#${seq}`,
+      });
   }
+  // The log's entries, but for batches a digest record of the same chain already covers (copies of the same rows).
+  const covered = new Set(records.map((r) => `${r.chain}\u0000${r.batch_id}`));
+  const runs = (await rows(ch, sqlFile('logRunsOfHour'), { db, tenant: h.tenant, hour_s: hour }, RunRow)).filter(
+    (r) => !covered.has(`${r.log}\u0000${r.batch_id}`),
+  );
+  const batches = new Map<string, LoggedBackfill>();
+  for (const r of runs) {
+    const first = Number(r.idx_text);
+    const k = `${r.log}\u0000${r.batch_id}`;
+    const b = batches.get(k) ?? {
+      tenant: h.tenant,
+      hour,
+      log: r.log,
+      first,
+      batchId: r.batch_id,
+      recordedMs: Number(r.recorded_ms_text),
+      rows: 0,
+    };
+    batches.set(k, b);
+    b.first = Math.min(b.first, first);
+    b.rows += r.width;
+    if (r.backfill && !counts.backfill.includes(b)) counts.backfill.push(b);
+    if (r.row_ids.length !== r.width || r.entries_hex.length !== 64 * r.width) {
+      issue({
+        kind: 'digest_altered',
+        tenant: h.tenant,
+        hour: hourIso,
+        chain: r.log,
+        seq: first,
+        batch_id: r.batch_id,
+        statement: `the entries of log ${r.log} leaves ${first}-${first + r.width - 1} were edited: ${r.row_ids.length} ids and ${r.entries_hex.length / 64} hashes for ${r.width} leaves`,
+      });
+      continue;
+    }
+    for (const [i, id] of r.row_ids.entries())
+      expect(expected, r.row_table, id, r.entries_hex.slice(64 * i, 64 * i + 64), {
+        chain: r.log,
+        seq: first + i,
+        batch: r.batch_id,
+        by: `log ${r.log} leaf ${first + i}`,
+      });
+  }
+  counts.digestRecords += batches.size;
   const stored = await storedEntries(ch, db, h.tenant, hour);
   for (const [k, x] of expected) {
     counts.rows += 1;
@@ -162,13 +255,13 @@ async function verifyHour(
       issue({
         kind: 'row_deleted',
         ...where,
-        statement: `${table} row ${id} was recorded by digest ${x.chain}#${x.seq} and is no longer stored`,
+        statement: `${table} row ${id} was recorded by ${x.by} and is no longer stored`,
       });
     } else if (copies.some((c) => !x.hashes.has(c))) {
       issue({
         kind: 'row_changed',
         ...where,
-        statement: `${table} row ${id} was altered after it was stored (hash differs from digest ${x.chain}#${x.seq})`,
+        statement: `${table} row ${id} was altered after it was stored (hash differs from ${x.by})`,
       });
     } else if (copies.length > x.entries) {
       issue({
@@ -187,7 +280,7 @@ async function verifyHour(
       hour: hourIso,
       table,
       row_id: id,
-      statement: `${table} row ${id} is stored${copies.length > 1 ? ` ${copies.length} times` : ''} but no digest covers it: written after the fact, or by a writer that records no digests`,
+      statement: `${table} row ${id} is stored${copies.length > 1 ? ` ${copies.length} times` : ''} but nothing recorded it: written after the fact, or by a writer with its audit trail off`,
     });
   }
 }

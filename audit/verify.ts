@@ -1,12 +1,13 @@
 /**
  * `tooltrail verify`: recompute, from what the tables hold now, the hashes the writer recorded, hour by hour, and
- * walk the digest chain.
+ * walk the digest chain of the rows written before the Merkle log was the record.
  *
- * Rows: per (tenant, hour), every digest entry (table, id, hash) is looked up among the current rows of that hour:
- * no such row -> row_deleted; a row whose hash differs -> row_changed; a row no digest covers (or more copies
- * than digests) -> row_added.
- * Chain: every record in range must hash to its digest_hash, link to its predecessor and be linked to by its
- * successor, with no seq missing or doubled; with a key, its signature must verify.
+ * Rows: per (tenant, hour), every entry (table, id, hash) the log or a digest record holds is looked up among the
+ * current rows of that hour: no such row -> row_deleted; a row whose hash differs -> row_changed; a row nothing
+ * covers (or more copies than entries) -> row_added.
+ * Chain (row_digests, no longer written): every record in range must hash to its digest_hash, link to its
+ * predecessor and be linked to by its successor, with no seq missing or doubled; with a key, its signature must
+ * verify. The log's own checks (checkpoints, tiles, leaves) are in log/verify-log.ts.
  * Late batches (recorded after their hour closed) are listed as backfill: explicit, not failures. Rows gone by
  * policy (past the retention, or erased by a recorded deletion request: expiry.ts) are listed as expired, not deleted.
  * This file picks the hours and assembles the report; verify-rows.ts and verify-chain.ts do the two checks.
@@ -77,14 +78,29 @@ export async function verifyDigests(
     notes.push(
       'Deletion requests were honoured without checking a signature (no trusted checkpoint key): someone able to write audit_deletions could excuse a deletion. Give --key to honour signed requests only.',
     );
-  const { backfill, chains } = await verifyChain(ch, range, options.key, issue);
+  const chained = await verifyChain(ch, range, options.key, issue);
+  const { chains } = chained;
+  const backfill = [
+    ...chained.backfill,
+    ...counts.backfill.map((b) => ({
+      tenant: b.tenant,
+      hour: isoOf(b.hour),
+      chain: b.log,
+      seq: b.first,
+      batch_id: b.batchId,
+      recorded_at: new Date(b.recordedMs).toISOString(),
+      rows: b.rows,
+      late_by_seconds: Math.max(0, Math.round(b.recordedMs / 1000 - (b.hour + 3600))),
+    })),
+  ];
 
-  if (!options.key) {
-    notes.push(
-      'Signatures not checked (no TOOLTRAIL_DIGEST_KEY): changes made to the tables alone are detected, but someone able to rewrite both the tables and row_digests could rebuild an unsigned chain. Keep the chain heads below outside the database, or sign.',
-    );
+  if (chains.length > 0) {
+    if (!options.key)
+      notes.push(
+        'Digest records (rows written before the Merkle log was the record): signatures not checked (no TOOLTRAIL_DIGEST_KEY): changes made to the tables alone are detected, but someone able to rewrite both the tables and row_digests could rebuild an unsigned chain. Keep the chain heads below outside the database, or sign.',
+      );
+    notes.push('A deleted tail of a chain (its newest records) is only visible against a chain head kept elsewhere.');
   }
-  notes.push('A deleted tail of a chain (its newest records) is only visible against a chain head kept elsewhere.');
 
   // One issue per (kind, place): a missing record is seen from both of its neighbours.
   const seen = new Set<string>();

@@ -1,14 +1,13 @@
 /**
- * The Merkle log in ClickHouse (migrations 0021, 0022): nodes appended by the writer, read back by (level, index)
- * for proofs; checkpoints stored as the signed notes published.
+ * The Merkle log in ClickHouse (migrations 0042, 0022): tiles and entries appended by the writer, one insert per
+ * batch; node hashes for proofs computed from the tiles that hold them; checkpoints stored as the notes published.
  */
 import { Readable } from 'node:stream';
 import { finished } from 'node:stream/promises';
 import { z } from 'zod';
 import type { ClickHouseClient } from '../../platform/clickhouse.ts';
-import { encodeNative, type NativeType } from '../../platform/native/encode.ts';
+import { encodeNativeChunks, type NativeStrings, type NativeType } from '../../platform/native/encode.ts';
 import { sqlFile } from '../sql.ts';
-import { Frontier, type StoredNode } from './frontier.ts';
 import {
   consistencyRanges,
   EMPTY_ROOT,
@@ -18,28 +17,41 @@ import {
   perfectParts,
   rangeHash,
 } from './rfc6962.ts';
+import { nodeFromTile, type Tile, TileEdge, tileOf } from './tiles.ts';
 
 export interface LogId {
   tenant: string;
   log: string;
 }
 
-/** A leaf as stored: the node plus the row it stands for. */
-export interface LeafRow extends StoredNode {
+/** The data of leaves [first, first + count): rows of one (hour, table) that one batch logged. */
+export interface EntriesRow {
+  first: number;
+  count: number;
   table: string;
-  rowId: string;
-  entryHash: string;
+  /** The row ids, Native-encoded (runs.ts). */
+  ids: Buffer;
+  /** 32 bytes per leaf: the entry hashes. */
+  entries: Buffer;
   hour: number;
   batchId: string;
+  recordedMs: number;
+  backfill: boolean;
 }
 
 const decimal = z.string().regex(/^\d+$/);
-const HeadRow = z.object({ size_text: decimal, leaves: z.coerce.number() });
-const NodeRow = z.object({ level: z.coerce.number(), idx_text: decimal, hash: z.string() });
+const HeadRow = z.object({ size_text: decimal, leaves_text: decimal });
+const TileRow = z.object({
+  level: z.coerce.number(),
+  idx_text: decimal,
+  held: z.coerce.number(),
+  hashes_hex: z.string(),
+});
+const LeafTileRow = TileRow.omit({ level: true });
+const EntriesOfLogRow = z.object({ idx_text: decimal, width: z.coerce.number(), entries_hex: z.string() });
 const LeafOfRow = z.object({
   log: z.string(),
   idx_text: decimal,
-  hash: z.string(),
   row_table: z.string(),
   row_id: z.string(),
   entry_hash: z.string(),
@@ -55,7 +67,6 @@ export const CheckpointRow = z.object({
   published_ms_text: decimal,
 });
 export type StoredCheckpoint = z.infer<typeof CheckpointRow>;
-const LeafHashRow = z.object({ idx_text: decimal, hash: z.string(), entry_hash: z.string() });
 const LogRow = z.object({ tenant: z.string(), log: z.string() });
 
 async function select<T>(ch: ClickHouseClient, name: string, params: Record<string, unknown>, schema: z.ZodType<T>) {
@@ -63,30 +74,41 @@ async function select<T>(ch: ClickHouseClient, name: string, params: Record<stri
   return (await rs.json<unknown>()).map((r) => schema.parse(r));
 }
 
-interface NodeRow {
+/** One row of audit_log_tiles as the writer inserts it (tiles leave the entries columns empty). */
+interface InsertRow {
   tenant: string;
   log: string;
+  kind: 'tile' | 'entries';
   level: number;
   idx: number;
-  hash: string;
+  width: number;
+  hashes: Buffer;
   row_table: string;
-  row_id: string;
-  entry_hash: string;
+  row_ids: NativeStrings;
   row_hour: number;
   batch_id: string;
+  recorded_at: string;
+  backfill: boolean;
 }
-const NODE_NATIVE: readonly (readonly [keyof NodeRow, NativeType])[] = [
+const INSERT_NATIVE: readonly (readonly [keyof InsertRow, NativeType])[] = [
   ['tenant', 'String'],
   ['log', 'String'],
+  ['kind', 'String'],
   ['level', 'UInt64'],
   ['idx', 'UInt64'],
-  ['hash', 'String'],
+  ['width', 'UInt64'],
+  ['hashes', 'Binary'],
   ['row_table', 'String'],
-  ['row_id', 'String'],
-  ['entry_hash', 'String'],
+  ['row_ids', 'NativeStrings'],
   ['row_hour', 'UInt64'],
   ['batch_id', 'String'],
+  ['recorded_at', 'DateTime64'],
+  ['backfill', 'Bool'],
 ];
+const NO_IDS: NativeStrings = { count: 0, bytes: new Uint8Array(0) };
+
+/** Unix ms as the DateTime64(9) text encodeNative takes. */
+const nanoText = (ms: number) => `${Math.floor(ms / 1000)}.${String(ms % 1000).padStart(3, '0')}000000`;
 
 export class LogStore {
   constructor(
@@ -94,45 +116,55 @@ export class LogStore {
     private readonly db: string,
   ) {}
 
-  /** The tree's size (last leaf + 1) and how many leaves the table holds (fewer: some were deleted). */
+  /** The tree's size (its leaf hashes) and how many leaves have their data (fewer: some were deleted). */
   async head(id: LogId): Promise<{ size: number; leaves: number }> {
     const [h] = await select(this.ch, 'logHead', { db: this.db, ...id }, HeadRow);
-    return h && h.leaves > 0 ? { size: Number(h.size_text), leaves: h.leaves } : { size: 0, leaves: 0 };
+    return h ? { size: Number(h.size_text), leaves: Number(h.leaves_text) } : { size: 0, leaves: 0 };
   }
 
   /** The tree's size and right edge as stored (a restarted writer continues from it). */
-  async frontier(id: LogId): Promise<Frontier> {
+  async edge(id: LogId): Promise<TileEdge> {
     const { size } = await this.head(id);
-    if (size === 0) return new Frontier();
-    const parts = perfectParts({ start: 0, end: size });
-    const hashes = await this.nodes(id, parts);
-    return new Frontier(
+    if (size === 0) return new TileEdge();
+    const wanted = TileEdge.partialTiles(size);
+    const tile = await this.tiles(id, wanted);
+    return new TileEdge(
       size,
-      parts.map((p) => hashes(p)),
+      wanted.map((w) => {
+        const hashes = tile(w.level, w.index);
+        if (!hashes || hashes.length < 32 * w.width)
+          throw new MissingNodeError(id, { level: 8 * w.level, index: w.index * 256 + w.width - 1 });
+        return Buffer.from(hashes.subarray(0, 32 * w.width));
+      }),
     );
   }
 
-  /** Looks up node hashes; the returned function throws naming a node the table does not hold. */
-  async nodes(id: LogId, ids: readonly NodeId[]): Promise<(n: NodeId) => Hash> {
-    const found = new Map<string, Hash>();
-    if (ids.length > 0) {
-      const levels = [...new Set(ids.map((n) => n.level))];
-      const indices = [...new Set(ids.map((n) => n.index))];
-      const wanted = new Set(ids.map((n) => `${n.level}:${n.index}`));
-      const rows = await select(this.ch, 'logNodes', { db: this.db, ...id, levels, indices }, NodeRow);
-      for (const r of rows) {
-        const k = `${r.level}:${r.idx_text}`;
-        if (wanted.has(k)) found.set(k, Buffer.from(r.hash, 'hex'));
-      }
+  /** The widest stored copy of these tiles; the returned function gives undefined for a tile not stored. */
+  private async tiles(
+    id: LogId,
+    wanted: readonly { level: number; index: number }[],
+  ): Promise<(level: number, index: number) => Buffer | undefined> {
+    const found = new Map<string, Buffer>();
+    if (wanted.length > 0) {
+      const levels = [...new Set(wanted.map((t) => t.level))];
+      const indices = [...new Set(wanted.map((t) => t.index))];
+      for (const r of await select(this.ch, 'logTiles', { db: this.db, ...id, levels, indices }, TileRow))
+        found.set(`${r.level}:${r.idx_text}`, Buffer.from(r.hashes_hex, 'hex'));
     }
+    return (level, index) => found.get(`${level}:${index}`);
+  }
+
+  /** Looks up node hashes (computed from their tiles); the returned function throws naming a node it cannot give. */
+  async nodes(id: LogId, ids: readonly NodeId[]): Promise<(n: NodeId) => Hash> {
+    const tile = await this.tiles(id, ids.map(tileOf));
     return (n) => {
-      const h = found.get(`${n.level}:${n.index}`);
+      const h = nodeFromTile(n, tile);
       if (!h) throw new MissingNodeError(id, n);
       return h;
     };
   }
 
-  /** The root of the first `size` leaves, from the stored nodes. */
+  /** The root of the first `size` leaves, from the stored tiles. */
   async rootAt(id: LogId, size: number): Promise<Hash> {
     if (size === 0) return EMPTY_ROOT;
     const range = { start: 0, end: size };
@@ -164,10 +196,35 @@ export class LogStore {
     }));
   }
 
-  /** Every leaf of the log in index order (index, leaf hash, entry hash). */
-  async leaves(id: LogId): Promise<{ index: number; hash: string; entryHash: string }[]> {
-    const rows = await select(this.ch, 'logLeaves', { db: this.db, ...id }, LeafHashRow);
-    return rows.map((r) => ({ index: Number(r.idx_text), hash: r.hash, entryHash: r.entry_hash }));
+  /**
+   * The leaves of the log from index 0 as far as their data runs without a gap: the entry hashes and the stored
+   * leaf hashes (level-0 tiles), 32 bytes per leaf each, up to where either stops.
+   */
+  async leaves(id: LogId): Promise<{ count: number; entries: Buffer; leafHashes: Buffer }> {
+    const entries: Buffer[] = [];
+    let next = 0;
+    for (const r of await select(this.ch, 'logEntries', { db: this.db, ...id }, EntriesOfLogRow)) {
+      if (Number(r.idx_text) !== next) break; // a gap: reported as leaf_gap; nothing past it can be folded
+      const e = Buffer.from(r.entries_hex, 'hex');
+      if (e.length !== 32 * r.width) break;
+      entries.push(e);
+      next += r.width;
+    }
+    const hashes: Buffer[] = [];
+    let tiled = 0;
+    for (const t of await select(this.ch, 'logLeafTiles', { db: this.db, ...id }, LeafTileRow)) {
+      if (Number(t.idx_text) * 256 !== tiled) break;
+      const h = Buffer.from(t.hashes_hex, 'hex');
+      hashes.push(h);
+      tiled += h.length / 32;
+      if (t.held < 256) break;
+    }
+    const count = Math.min(next, tiled);
+    return {
+      count,
+      entries: Buffer.concat(entries).subarray(0, 32 * count),
+      leafHashes: Buffer.concat(hashes).subarray(0, 32 * count),
+    };
   }
 
   async checkpoints(id: LogId, maxSize = 0): Promise<StoredCheckpoint[]> {
@@ -178,37 +235,51 @@ export class LogStore {
     return select(this.ch, 'logsOfTenant', { db: this.db, tenant }, LogRow);
   }
 
-  /** Appends nodes (leaves carry their row); one insert, so a batch's nodes land together or not at all. */
-  async appendNodes(id: LogId, nodes: readonly (StoredNode | LeafRow)[]): Promise<void> {
-    await this.appendTrees([{ id, nodes }]);
-  }
-
-  /** The nodes of several logs (a batch's tenants) in one insert: one part, one round trip. */
-  async appendTrees(trees: readonly { id: LogId; nodes: readonly (StoredNode | LeafRow)[] }[]): Promise<void> {
-    const rows: NodeRow[] = [];
-    for (const { id, nodes } of trees) {
-      for (const n of nodes) {
-        const leaf = 'rowId' in n ? n : undefined;
+  /**
+   * Appends the tiles and entries of several logs (a batch's tenants) in one insert: one part, so they land
+   * together or not at all, in one round trip.
+   */
+  async append(logs: readonly { id: LogId; tiles: readonly Tile[]; entries: readonly EntriesRow[] }[]): Promise<void> {
+    const rows: InsertRow[] = [];
+    for (const { id, tiles, entries } of logs) {
+      for (const t of tiles)
         rows.push({
-          tenant: id.tenant,
-          log: id.log,
-          level: n.level,
-          idx: n.index,
-          hash: n.hash.toString('hex'),
-          row_table: leaf?.table ?? '',
-          row_id: leaf?.rowId ?? '',
-          entry_hash: leaf?.entryHash ?? '',
-          row_hour: leaf?.hour ?? 0,
-          batch_id: leaf?.batchId ?? '',
+          ...id,
+          kind: 'tile',
+          level: t.level,
+          idx: t.index,
+          width: t.width,
+          hashes: t.hashes,
+          row_table: '',
+          row_ids: NO_IDS,
+          row_hour: 0,
+          batch_id: '',
+          recorded_at: '0.000000000',
+          backfill: false,
         });
-      }
+      for (const e of entries)
+        rows.push({
+          ...id,
+          kind: 'entries',
+          level: 0,
+          idx: e.first,
+          width: e.count,
+          hashes: e.entries,
+          row_table: e.table,
+          row_ids: { count: e.count, bytes: e.ids },
+          row_hour: e.hour,
+          batch_id: e.batchId,
+          recorded_at: nanoText(e.recordedMs),
+          backfill: e.backfill,
+        });
     }
     if (rows.length === 0) return;
-    // Native: ClickHouse parses it several times faster than JSON (platform/native/encode.ts); level, idx and
-    // row_hour (unix seconds) go as UInt64 and are converted to the table's UInt8, UInt64 and DateTime.
+    // Native: hashes and ids go as the bytes they are, sent from where they lie (no copy of the megabytes of a
+    // batch); UInt64 level, width and row_hour (unix seconds) are converted to the table's UInt8, UInt32 and
+    // DateTime, DateTime64(9) to DateTime64(3).
     const result = await this.ch.exec({
-      query: `INSERT INTO ${this.db}.audit_log_nodes (${NODE_NATIVE.map(([c]) => c).join(', ')}) FORMAT Native`,
-      values: Readable.from([encodeNative(rows, NODE_NATIVE)], { objectMode: false }),
+      query: `INSERT INTO ${this.db}.audit_log_tiles (${INSERT_NATIVE.map(([c]) => c).join(', ')}) FORMAT Native`,
+      values: Readable.from(encodeNativeChunks(rows, INSERT_NATIVE), { objectMode: false }),
       clickhouse_settings: { wait_end_of_query: 1 },
     });
     await finished(result.stream.resume());
@@ -241,6 +312,8 @@ export class MissingNodeError extends Error {
     readonly log: LogId,
     readonly node: NodeId,
   ) {
-    super(`the log ${log.tenant}/${log.log} has no node at level ${node.level} index ${node.index}: it was deleted`);
+    super(
+      `the log ${log.tenant}/${log.log} has no node at level ${node.level} index ${node.index} (its tile is missing or too narrow): it was deleted`,
+    );
   }
 }

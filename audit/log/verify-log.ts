@@ -1,28 +1,29 @@
 /**
  * Checking the Merkle log without re-walking rows: every stored checkpoint must carry a valid signature by a
  * trusted key, the tree must still hold the root each one signed, and each must be consistent with the one before
- * (RFC 9162 consistency proofs built from the stored nodes). A checkpoint held outside the database (a witness's
+ * (RFC 9162 consistency proofs built from the stored tiles). A checkpoint held outside the database (a witness's
  * copy) is checked the same way against the newest stored one: a tree rewritten after it was published fails.
  */
 import { parseCheckpoint } from './checkpoint.ts';
-import { Frontier } from './frontier.ts';
+import { leafHashes } from './hashes.ts';
 import { type NoteVerifier, openNote } from './note.ts';
 import { logOfOrigin } from './origin.ts';
-import { leafHash, verifyConsistency } from './rfc6962.ts';
+import { verifyConsistency } from './rfc6962.ts';
 import { type LogId, type LogStore, MissingNodeError, type StoredCheckpoint } from './store.ts';
+import { TileEdge } from './tiles.ts';
 
 export const LOG_ISSUE_KINDS = [
   /** A checkpoint whose signature does not verify, or by no trusted key. */
   'checkpoint_signature_invalid',
-  /** The tree no longer holds the root a checkpoint signed: nodes rewritten or removed. */
+  /** The tree no longer holds the root a checkpoint signed: tiles (or leaves) rewritten or removed. */
   'checkpoint_root_mismatch',
   /** Two checkpoints of one log that no append-only history joins: the tree was rewritten between them. */
   'checkpoint_inconsistent',
   /** A leaf whose hash is not SHA-256(0x00 || its entry hash): edited in place. */
   'leaf_altered',
-  /** A node a proof needs is gone. */
+  /** A node a proof needs is gone: its tile is missing or too narrow. */
   'log_node_missing',
-  /** Leaf indices with a hole: leaves deleted from the table. */
+  /** Leaves without their data (entries rows deleted), or leaf hashes missing: a hole in the log. */
   'leaf_gap',
 ] as const;
 export type LogIssueKind = (typeof LOG_ISSUE_KINDS)[number];
@@ -64,7 +65,7 @@ function open(
   }
 }
 
-/** Root at `size` and the consistency of `a` -> `b`, from the stored nodes; an issue for what fails. */
+/** Root at `size` and the consistency of `a` -> `b`, from the stored tiles; an issue for what fails. */
 async function checkPair(store: LogStore, id: LogId, a: Opened | undefined, b: Opened): Promise<LogIssue | undefined> {
   const at = { tenant: id.tenant, log: id.log, size: b.size };
   try {
@@ -73,7 +74,7 @@ async function checkPair(store: LogStore, id: LogId, a: Opened | undefined, b: O
       return {
         kind: 'checkpoint_root_mismatch',
         ...at,
-        statement: `the tree of ${id.tenant}/${id.log} no longer holds the root its checkpoint of ${b.size} leaves signed: its nodes were rewritten`,
+        statement: `the tree of ${id.tenant}/${id.log} no longer holds the root its checkpoint of ${b.size} leaves signed: its tiles were rewritten`,
       };
     if (!a || a.size === 0 || a.size === b.size) {
       if (a && a.size === b.size && !a.root.equals(b.root))
@@ -112,7 +113,7 @@ export async function verifyLogs(
         kind: 'leaf_gap',
         ...id,
         size,
-        statement: `the log ${id.tenant}/${id.log} holds ${leaves} of its ${size} leaves: ${size - leaves} were deleted`,
+        statement: `the log ${id.tenant}/${id.log} holds the data of ${leaves} of its ${size} leaves: ${size - leaves} were deleted`,
       });
     const stored = await store.checkpoints(id);
     issues.push(...(await foldLeaves(store, id, stored)));
@@ -142,38 +143,50 @@ export async function verifyLogs(
         : null,
     });
   }
-  return { logs, issues };
+  // One issue per (log, kind, checkpoint): the tiles and the refolded leaves can both lose the same signed root.
+  const seen = new Set<string>();
+  const unique = issues.filter((i) => {
+    if (i.size === null) return true;
+    const k = JSON.stringify([i.tenant, i.log, i.kind, i.size]);
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+  return { logs, issues: unique };
 }
 
 /**
- * The leaves folded into a tree from scratch, their roots compared with every checkpoint's: catches leaves edited
- * or replaced even where the stored upper nodes (which proofs use) were left alone. O(leaves) hashing, no row read.
+ * The leaves folded into a tree from scratch, from their entries, their roots compared with every checkpoint's:
+ * catches leaves edited or replaced even where the stored tiles (which proofs use) were left alone; and each stored
+ * leaf hash checked against its entry. O(leaves) hashing (in batches), no row read.
  */
 async function foldLeaves(store: LogStore, id: LogId, checkpoints: readonly StoredCheckpoint[]): Promise<LogIssue[]> {
   const issues: LogIssue[] = [];
-  const sizes = new Map<number, string[]>();
-  for (const c of checkpoints) sizes.set(Number(c.size_text), [...(sizes.get(Number(c.size_text)) ?? []), c.root_hash]);
-  const f = new Frontier();
-  let expected = 0;
-  for (const l of await store.leaves(id)) {
-    if (l.index !== expected) break; // a gap: reported as leaf_gap; nothing past it can be folded
-    const data = Buffer.from(l.entryHash, 'hex');
-    if (leafHash(data).toString('hex') !== l.hash)
+  const { count, entries, leafHashes: stored } = await store.leaves(id);
+  const leaves = leafHashes(entries);
+  for (let i = 0; i < count; i++) {
+    if (leaves.compare(stored, 32 * i, 32 * i + 32, 32 * i, 32 * i + 32) !== 0)
       issues.push({
         kind: 'leaf_altered',
         ...id,
         size: null,
-        statement: `leaf ${l.index} of ${id.tenant}/${id.log} does not hash its entry: it was edited`,
+        statement: `leaf ${i} of ${id.tenant}/${id.log} does not hash its entry: it was edited`,
       });
-    f.append(data);
-    expected += 1;
-    for (const root of sizes.get(f.size) ?? []) {
-      if (f.root()!.toString('hex') !== root)
+  }
+  const sizes = new Map<number, string[]>();
+  for (const c of checkpoints) sizes.set(Number(c.size_text), [...(sizes.get(Number(c.size_text)) ?? []), c.root_hash]);
+  const edge = new TileEdge();
+  // Nothing past a gap can be folded (the gap is reported as leaf_gap).
+  for (const size of [...sizes.keys()].filter((n) => n <= count).sort((a, b) => a - b)) {
+    edge.append(leaves.subarray(32 * edge.size, 32 * size));
+    const root = edge.root().toString('hex');
+    for (const signed of sizes.get(size)!) {
+      if (root !== signed)
         issues.push({
           kind: 'checkpoint_root_mismatch',
           ...id,
-          size: f.size,
-          statement: `the leaves of ${id.tenant}/${id.log} no longer fold to the root its checkpoint of ${f.size} leaves signed: leaves were rewritten`,
+          size,
+          statement: `the leaves of ${id.tenant}/${id.log} no longer fold to the root its checkpoint of ${size} leaves signed: leaves were rewritten`,
         });
     }
   }

@@ -50,8 +50,14 @@ export async function verifyRange(
   if (log.logs.length === 0)
     notes.push('No Merkle log holds this tenant yet (written before the log, or with TOOLTRAIL_AUDIT_LOG=false).');
   const logOk = log.issues.length === 0;
+  // Checked when every kind of signature the range holds was: the old digest records' (HMAC key) if any, the
+  // checkpoints' (trusted keys) if any.
+  const checkpointed = log.logs.some((l) => l.checkpoints > 0);
+  const signaturesChecked =
+    (base.chains.length === 0 || base.signatures_checked) && (!checkpointed || o.verifiers.length > 0);
   return {
     ...base,
+    signatures_checked: signaturesChecked && (base.chains.length > 0 || checkpointed),
     ok: base.ok && logOk,
     notes,
     log: { ok: logOk, checkpoint_keys: o.verifiers.length, logs: log.logs, issues: log.issues },

@@ -5,15 +5,21 @@
  * this file only walks the rows. Every read is bounds-checked all the same: on anything unexpected it returns a
  * code and JavaScript redoes the block itself (precise errors there).
  *
- * hashRows(body, columns, rows, prefix, start, end, out) -> number
+ * hashRows(body, columns, rows, prefix, start, end, out[, textOnly]) -> number
  *   columns: Float64Array, 5 numbers per canonical column in canonical order: layout, a, b, c, d (the `Column`
  *            cursors of native-entries.ts); start, end: the start_time and end_time columns (DURATION)
  *   prefix:  the table line ("tool_calls\n") each row's text starts with
- *   out:     64 * rows bytes, each row's hash as lower-case hex
+ *   out:     32 * rows bytes, each row's SHA-256 (the entry hash of the Merkle log's leaf)
+ *   textOnly: true = write each row's text and hash nothing, out untouched (bench/audit-path.ts times the two apart)
  *   returns OK, NEEDS_JS (a map key outside ASCII: JS string order needed) or MALFORMED (or SHA-256 unavailable).
+ *
+ * leafHashes(entries, out) -> number: RFC 6962 leaf hashes, SHA-256(0x00 || entry), of the 32-byte entries.
+ * nodeHashes(pairs, out) -> number: RFC 6962 node hashes, SHA-256(0x01 || left || right), of the 64-byte pairs; out
+ *   may be pairs itself (a tile folded in place, one level per call). Both return OK, or MALFORMED on bad sizes.
  */
 #include <node_api.h>
 #include <openssl/evp.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -109,12 +115,26 @@ static const uint8_t ESCAPED[256] = {
     0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
 };
 
+/* Whether any of the 8 bytes of v needs an escape: below 0x20, '"' or '\\' (bit tricks on 8 bytes at a time). */
+static inline int escapes8(uint64_t v) {
+  const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
+  uint64_t quote = v ^ (ones * '"'), slash = v ^ (ones * '\\');
+  return (((v - ones * 0x20) & ~v) | ((quote - ones) & ~quote) | ((slash - ones) & ~slash)) & high ? 1 : 0;
+}
+
 /* A JSON string, escaped as JSON.stringify escapes UTF-8 text: runs without escapes are copied whole. */
 static void json_string(text *t, const uint8_t *s, size_t n) {
   grow(t, n * 6 + 2);
   uint8_t *o = t->p + t->len;
   *o++ = '"';
   size_t i = 0;
+  /* Most strings (ids, names, codes) need no escape: copied 8 bytes at a time until one might. */
+  for (uint64_t v; i + 8 <= n; i += 8) {
+    memcpy(&v, s + i, 8);
+    if (escapes8(v)) break;
+    memcpy(o, &v, 8);
+    o += 8;
+  }
   while (i < n) {
     size_t j = i;
     while (j < n && !ESCAPED[s[j]]) j++;
@@ -328,8 +348,8 @@ static int write_value(text *t, block *k, column *col, size_t r, column *start, 
 }
 
 static napi_value hash_rows(napi_env env, napi_callback_info info) {
-  size_t argc = 7;
-  napi_value argv[7], result;
+  size_t argc = 8;
+  napi_value argv[8], result;
   napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
   if (argc < 7) {
     napi_throw_type_error(env, NULL, "hashRows(body, columns, rows, prefix, start, end, out)");
@@ -347,10 +367,12 @@ static napi_value hash_rows(napi_env env, napi_callback_info info) {
       napi_get_buffer_info(env, argv[3], &prefix, &prefix_len) != napi_ok ||
       napi_get_value_uint32(env, argv[4], &start_i) != napi_ok ||
       napi_get_value_uint32(env, argv[5], &end_i) != napi_ok ||
-      napi_get_buffer_info(env, argv[6], &out, &out_len) != napi_ok || out_len < (size_t)rows * 64) {
+      napi_get_buffer_info(env, argv[6], &out, &out_len) != napi_ok || out_len < (size_t)rows * 32) {
     napi_throw_type_error(env, NULL, "hashRows: bad arguments");
     return NULL;
   }
+  bool text_only = false;
+  if (argc >= 8 && napi_get_value_bool(env, argv[7], &text_only) != napi_ok) text_only = false;
   size_t ncols = desc_len / 5;
   const double *d = desc;
   column *cols = calloc(ncols ? ncols : 1, sizeof *cols);
@@ -376,7 +398,6 @@ static napi_value hash_rows(napi_env env, napi_callback_info info) {
   EVP_MD *sha256 = EVP_MD_fetch(NULL, "SHA2-256", NULL);
   EVP_MD_CTX *ctx = EVP_MD_CTX_new();
   if (!sha256 || !ctx) rc = MALFORMED;
-  uint8_t digest[32];
   uint8_t *o = out;
   for (uint32_t r = 0; r < rows && rc == OK; r++) {
     row.len = 0;
@@ -388,14 +409,11 @@ static napi_value hash_rows(napi_env env, napi_callback_info info) {
     }
     put(&row, ']');
     if (rc != OK) break;
+    if (text_only) continue;
     if (!EVP_DigestInit_ex2(ctx, sha256, NULL) || !EVP_DigestUpdate(ctx, row.p, row.len) ||
-        !EVP_DigestFinal_ex(ctx, digest, NULL)) {
+        !EVP_DigestFinal_ex(ctx, o + 32 * (size_t)r, NULL)) {
       rc = MALFORMED;
       break;
-    }
-    for (int j = 0; j < 32; j++) {
-      o[64 * (size_t)r + 2 * j] = (uint8_t)HEX[digest[j] >> 4];
-      o[64 * (size_t)r + 2 * j + 1] = (uint8_t)HEX[digest[j] & 15];
     }
   }
   EVP_MD_CTX_free(ctx);
@@ -410,9 +428,53 @@ static napi_value hash_rows(napi_env env, napi_callback_info info) {
   return result;
 }
 
+/* SHA-256(tag || in[i * size .. (i + 1) * size)) into out[i * 32 ..] for each of n inputs. */
+static int tagged_hashes(uint8_t tag, const uint8_t *in, size_t size, size_t n, uint8_t *out) {
+  EVP_MD *sha256 = EVP_MD_fetch(NULL, "SHA2-256", NULL);
+  EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+  int rc = sha256 && ctx ? OK : MALFORMED;
+  uint8_t digest[32];
+  for (size_t i = 0; i < n && rc == OK; i++) {
+    /* Digest first, then copy: out may overlap the input already read (a fold in place). */
+    if (!EVP_DigestInit_ex2(ctx, sha256, NULL) || !EVP_DigestUpdate(ctx, &tag, 1) ||
+        !EVP_DigestUpdate(ctx, in + i * size, size) || !EVP_DigestFinal_ex(ctx, digest, NULL))
+      rc = MALFORMED;
+    else
+      memcpy(out + i * 32, digest, 32);
+  }
+  EVP_MD_CTX_free(ctx);
+  EVP_MD_free(sha256);
+  return rc;
+}
+
+/* leafHashes(entries, out) and nodeHashes(pairs, out): one call for a whole batch of leaves or a tile level. */
+static napi_value tree_hashes(napi_env env, napi_callback_info info, uint8_t tag, size_t size) {
+  size_t argc = 2;
+  napi_value argv[2], result;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  void *in, *out;
+  size_t in_len, out_len;
+  if (argc < 2 || napi_get_buffer_info(env, argv[0], &in, &in_len) != napi_ok ||
+      napi_get_buffer_info(env, argv[1], &out, &out_len) != napi_ok || in_len % size != 0 ||
+      out_len < in_len / size * 32) {
+    napi_throw_type_error(env, NULL, tag ? "nodeHashes(pairs, out)" : "leafHashes(entries, out)");
+    return NULL;
+  }
+  napi_create_int32(env, tagged_hashes(tag, in, size, in_len / size, out), &result);
+  return result;
+}
+
+static napi_value leaf_hashes(napi_env env, napi_callback_info info) { return tree_hashes(env, info, 0, 32); }
+
+static napi_value node_hashes(napi_env env, napi_callback_info info) { return tree_hashes(env, info, 1, 64); }
+
 NAPI_MODULE_INIT() {
   napi_value fn;
   napi_create_function(env, "hashRows", NAPI_AUTO_LENGTH, hash_rows, NULL, &fn);
   napi_set_named_property(env, exports, "hashRows", fn);
+  napi_create_function(env, "leafHashes", NAPI_AUTO_LENGTH, leaf_hashes, NULL, &fn);
+  napi_set_named_property(env, exports, "leafHashes", fn);
+  napi_create_function(env, "nodeHashes", NAPI_AUTO_LENGTH, node_hashes, NULL, &fn);
+  napi_set_named_property(env, exports, "nodeHashes", fn);
   return exports;
 }

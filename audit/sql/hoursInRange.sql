@@ -1,4 +1,4 @@
--- Every (tenant, hour) in [from, to) that holds stored rows or digest records: the hours verify checks.
+-- Every (tenant, hour) in [from, to) that holds stored rows, digest records or logged rows: the hours verify checks.
 -- Aliases differ from column names so that no alias can shadow a column in a WHERE clause.
 SELECT t AS tenant, toString(h) AS hour_s
 FROM
@@ -21,6 +21,11 @@ FROM
     SELECT tenant AS t, toUnixTimestamp(hour) AS h
     FROM {db:Identifier}.row_digests
     WHERE hour >= toDateTime({from_s:UInt32}, 'UTC') AND hour < toDateTime({to_s:UInt32}, 'UTC')
+      AND ({tenant:String} = '' OR tenant = {tenant:String})
+    UNION ALL
+    SELECT tenant AS t, toUnixTimestamp(row_hour) AS h
+    FROM {db:Identifier}.audit_log_tiles
+    WHERE kind = 'entries' AND row_hour >= toDateTime({from_s:UInt32}, 'UTC') AND row_hour < toDateTime({to_s:UInt32}, 'UTC')
       AND ({tenant:String} = '' OR tenant = {tenant:String})
 )
 GROUP BY t, h

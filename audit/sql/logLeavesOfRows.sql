@@ -1,5 +1,14 @@
--- The leaves that stand for given rows of one tenant (by table and span id), in every log.
-SELECT log, toString(idx) AS idx_text, hash, row_table, row_id, entry_hash
-FROM {db:Identifier}.audit_log_nodes
-WHERE tenant = {tenant:String} AND level = 0 AND row_table = {table:String} AND row_id IN {ids:Array(String)}
-ORDER BY log, idx
+-- The leaves that stand for given rows of one tenant (by table and span id), in every log: the entries rows holding
+-- any of the ids (bloom filter on row_ids), each id at its position.
+SELECT
+    log,
+    toString(idx + pos - 1) AS idx_text,
+    row_table,
+    row_ids[pos] AS row_id,
+    lower(hex(substring(hashes, (pos - 1) * 32 + 1, 32))) AS entry_hash
+FROM {db:Identifier}.audit_log_tiles
+ARRAY JOIN arrayEnumerate(row_ids) AS pos
+WHERE tenant = {tenant:String} AND kind = 'entries' AND row_table = {table:String}
+  AND hasAny(row_ids, {ids:Array(String)}) AND row_ids[pos] IN {ids:Array(String)}
+ORDER BY log, idx + pos
+LIMIT 1 BY log, idx + pos

@@ -64,8 +64,12 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '20000' },
     /** Only part 1 (OTLP/HTTP -> Kafka): the collector's figures, for profiling a change to it. */
     'kafka-only': { type: 'boolean', default: false },
+    // `ingest`: part 1 runs once, tooltrail's collector only (it fills the topic part 2 reads); parts 2 and 3 as usual.
+    only: { type: 'string' },
   },
 });
+if (args.only !== undefined && args.only !== 'ingest') throw new Error(`--only must be "ingest", not "${args.only}"`);
+const INGEST_ONLY = args.only === 'ingest';
 
 const svc = loadServicesConfig();
 const RUN = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
@@ -398,7 +402,9 @@ async function intoClickHouse(
   let exists = false;
   const rows = async () => {
     exists ||= (await countOf(ch, 'table_exists', { db, table: name })) > 0;
-    return exists ? rowCount(ch, db, name) : 0;
+    if (!exists) return 0;
+    // The exporter is at-least-once: a batch retried under load is stored twice, so count its distinct spans.
+    return side === 'otelcol' ? countOf(ch, 'distinct_spans', { db, table: name }) : rowCount(ch, db, name);
   };
   try {
     // From the first row visible: start-up (tsx, Go runtime, schema creation, group join) is not throughput.
@@ -573,10 +579,14 @@ async function main(): Promise<void> {
   let source = '';
   let sourceSpans = 0;
   try {
-    console.log('1. OTLP/HTTP -> Kafka');
-    for (let r = 0; r < rounds; r++) {
+    console.log(`1. OTLP/HTTP -> Kafka${INGEST_ONLY ? ' (--only ingest: tooltrail once, to fill the topic)' : ''}`);
+    for (let r = 0; r < (INGEST_ONLY ? 1 : rounds); r++) {
       // Alternate who goes first: the machine's other load drifts.
-      const order: Side[] = r % 2 === 0 ? ['tooltrail', 'otelcol'] : ['otelcol', 'tooltrail'];
+      const order: Side[] = INGEST_ONLY
+        ? ['tooltrail']
+        : r % 2 === 0
+          ? ['tooltrail', 'otelcol']
+          : ['otelcol', 'tooltrail'];
       for (const side of order) {
         const topic = `anchor_${side}_${RUN}_${r}`;
         createdTopics.push(topic);
@@ -624,10 +634,10 @@ async function main(): Promise<void> {
     console.log(`  heaviest columns, B/span: tool_calls ${ttDisk.top.join(', ')}`);
     console.log(`  heaviest columns, B/span: otel_traces ${otDisk.top.join(', ')}`);
 
-    const _pick = (s: Side, f: (x: KafkaRound) => number) => k[s].map(f);
     const pickC = (s: StoreSide, f: (x: StoreRound) => number) => c[s].map(f);
     console.log(`medians (min-max) of ${rounds} rounds:`);
-    for (const l of kafkaLines(k)) console.log(l);
+    const kafkaCompared = k.otelcol.length > 0;
+    if (kafkaCompared) for (const l of kafkaLines(k)) console.log(l);
     console.log(
       line(
         'into ClickHouse, rows/s',
@@ -663,20 +673,35 @@ async function main(): Promise<void> {
     );
     const atLeast = (r: number) => r >= 1;
     const figures: BenchFigure[] = [
-      ...kafkaFigures(k),
+      ...(kafkaCompared ? kafkaFigures(k) : []),
+      // Targets of issue 38: the audit trail on (as shipped).
       figure(
         'Kafka -> ClickHouse, spans per consumer CPU second',
         'spans/CPU-s',
         pickC('tooltrail', (x) => x.spansPerCpuSec),
         pickC('otelcol', (x) => x.spansPerCpuSec),
-        { text: '>= 1.0x the OTel Collector', met: atLeast },
+        { text: '>= 2.0x the OTel Collector', met: (r) => r >= 2 },
       ),
       figure(
         'Kafka -> ClickHouse, rows/s',
         'rows/s',
         pickC('tooltrail', (x) => x.rowsPerSec),
         pickC('otelcol', (x) => x.rowsPerSec),
+        { text: '>= 1.0x the OTel Collector', met: atLeast },
       ),
+      {
+        ...figure(
+          'Kafka -> ClickHouse, rows/s, audit on vs off',
+          'rows/s',
+          pickC('tooltrail', (x) => x.rowsPerSec),
+          pickC('tooltrail-no-digests', (x) => x.rowsPerSec),
+          { text: '>= 0.85x audit off', met: (r) => r >= 0.85 },
+        ),
+        baseline: {
+          name: 'tooltrail ingest, audit off (same run)',
+          value: spread(pickC('tooltrail-no-digests', (x) => x.rowsPerSec)).value,
+        },
+      },
       // Like for like: the exporter records no tamper evidence either.
       figure(
         'Kafka -> ClickHouse, spans per consumer CPU second, audit digests off',
@@ -719,6 +744,7 @@ async function main(): Promise<void> {
           'spans/CPU-s',
           both('tooltrail'),
           both('otelcol'),
+          { text: '>= 1.0x the OTel Collector', met: atLeast },
         ),
       );
     }

@@ -42,6 +42,13 @@ export const BENCHES: readonly BenchSpec[] = [
     quick: [],
   },
   {
+    name: 'audit-path',
+    file: 'bench/audit-path.ts',
+    // Full: 5 rounds of 8 batches of 20,480 rows through every step of the audit path; quick: 2 rounds of 3.
+    full: [],
+    quick: ['--rounds', '2', '--batches', '3'],
+  },
+  {
     name: 'mcp-proxy-latency',
     file: 'bench/mcp-proxy-latency.ts',
     // Full: 6 rounds x 500 calls each way, then 100,000 calls for the memory figure.

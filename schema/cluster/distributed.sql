@@ -56,6 +56,9 @@ ENGINE = Distributed({{cluster}}, {{database}}, row_digests, cityHash64(tenant, 
 CREATE OR REPLACE TABLE {{database}}.audit_log_nodes_all ON CLUSTER {{cluster}} AS {{database}}.audit_log_nodes
 ENGINE = Distributed({{cluster}}, {{database}}, audit_log_nodes, cityHash64(tenant, log));
 
+CREATE OR REPLACE TABLE {{database}}.audit_log_tiles_all ON CLUSTER {{cluster}} AS {{database}}.audit_log_tiles
+ENGINE = Distributed({{cluster}}, {{database}}, audit_log_tiles, cityHash64(tenant, log));
+
 CREATE OR REPLACE TABLE {{database}}.audit_checkpoints_all ON CLUSTER {{cluster}} AS {{database}}.audit_checkpoints
 ENGINE = Distributed({{cluster}}, {{database}}, audit_checkpoints, cityHash64(tenant, log));
 

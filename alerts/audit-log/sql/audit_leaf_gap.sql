@@ -1,13 +1,29 @@
--- Rule: a Merkle log whose leaf indices have a hole. The writer appends leaves 0, 1, 2, ... and never removes one
--- (audit_log_nodes has no TTL), so fewer distinct leaf indices than the last index + 1 means leaves were deleted
--- from the table. Reads the leaf level of each log by primary key (tenant, log, level).
+-- Rule: a Merkle log with a hole. The writer appends leaves 0, 1, 2, ... and never removes one (audit_log_tiles has
+-- no TTL): each batch stores the leaves' hashes (level-0 tiles) and their data (entries rows) in one insert, so
+-- fewer leaves with data than the tree's size (its last leaf hash + 1) means entries rows were deleted from the
+-- table. Reads each log by primary key (tenant, log, kind).
 SELECT
     tenant,
     log,
-    toString(max(idx) + 1) AS size,
-    toString(uniqExact(idx)) AS leaves
-FROM {database:Identifier}.audit_log_nodes
-WHERE level = 0 AND ({tenant:String} = '' OR tenant = {tenant:String})
-GROUP BY tenant, log
-HAVING uniqExact(idx) < max(idx) + 1
+    toString(tree_size) AS size,
+    toString(held) AS leaves
+FROM
+(
+    SELECT tenant, log, max(idx * 256 + width) AS tree_size
+    FROM {database:Identifier}.audit_log_tiles
+    WHERE kind = 'tile' AND level = 0 AND ({tenant:String} = '' OR tenant = {tenant:String})
+    GROUP BY tenant, log
+) AS tiles
+LEFT JOIN
+(
+    SELECT tenant, log, sum(width) AS held
+    FROM
+    (
+        SELECT DISTINCT tenant, log, idx, width
+        FROM {database:Identifier}.audit_log_tiles
+        WHERE kind = 'entries' AND ({tenant:String} = '' OR tenant = {tenant:String})
+    )
+    GROUP BY tenant, log
+) AS entries USING (tenant, log)
+WHERE held < tree_size
 ORDER BY tenant, log

@@ -41,8 +41,10 @@ export function ingest(f: IngestFlags): Promise<void> {
  */
 export async function runIngest(flags: IngestOverrides): Promise<void> {
   const config = loadIngestConfig(flags);
-  const digestConfig = config.auditDigests ? digestConfigFromEnv() : undefined;
-  // Same tamper evidence as direct mode: `tooltrail verify` checks rows against these digests.
+  const fromEnv = config.auditDigests ? digestConfigFromEnv() : undefined;
+  // TOOLTRAIL_AUDIT_LOG=false turns the audit trail off too: the Merkle log is the whole record.
+  const digestConfig = fromEnv?.log?.enabled === false ? undefined : fromEnv;
+  // Same tamper evidence as direct mode: `tooltrail verify` checks rows against the log.
   const running = await startIngest(
     config,
     digestConfig
@@ -51,6 +53,10 @@ export async function runIngest(flags: IngestOverrides): Promise<void> {
   );
   if (!digestConfig) {
     console.error('tooltrail ingest: audit digests are OFF: `tooltrail verify` will report the rows stored as added');
+  } else if (digestConfig.key && !digestConfig.log?.signer) {
+    console.error(
+      'tooltrail ingest: TOOLTRAIL_DIGEST_KEY signs nothing new (the Merkle log is the record, audit/README.md): set TOOLTRAIL_CHECKPOINT_KEY to sign its checkpoints',
+    );
   }
   console.error(
     `tooltrail ingest: ${config.kafka.topic} (group ${config.kafka.groupId}) -> ClickHouse ${config.clickhouse.database}` +

@@ -113,7 +113,8 @@ describe('the audit log pages its owner', () => {
   it('a gap in leaf indices pages AuditLeafGap', async () => {
     const t = await loggedTenant(1);
     await db.ch.command({
-      query: `ALTER TABLE ${db.database}.audit_log_nodes DELETE WHERE tenant = {tenant:String} AND log = {log:String} AND level = 0 AND idx = 1`,
+      // The data of one leaf (the batch's one warning group) deleted.
+      query: `ALTER TABLE ${db.database}.audit_log_tiles DELETE WHERE tenant = {tenant:String} AND log = {log:String} AND kind = 'entries' AND row_table = 'tool_call_warnings'`,
       query_params: t,
       clickhouse_settings: { mutations_sync: '2' },
     });
@@ -129,7 +130,7 @@ describe('the audit log pages its owner', () => {
   it('a consistency failure pages AuditLogInconsistent with its reason', async () => {
     const t = await loggedTenant(2);
     await db.ch.command({
-      query: `ALTER TABLE ${db.database}.audit_log_nodes UPDATE hash = lower(hex(SHA256(hash))) WHERE tenant = {tenant:String} AND log = {log:String} AND level >= 1`,
+      query: `ALTER TABLE ${db.database}.audit_log_tiles UPDATE hashes = reverse(hashes) WHERE tenant = {tenant:String} AND log = {log:String} AND kind = 'tile'`,
       query_params: t,
       clickhouse_settings: { mutations_sync: '2' },
     });

@@ -41,19 +41,27 @@ async function ingestUntil(extra: Record<string, string>, toolCalls: number): Pr
 }
 
 describe('tooltrail ingest audit digests switch', () => {
-  it('records no digest with TOOLTRAIL_INGEST_AUDIT_DIGESTS=false and warns, then digests by default', async () => {
-    const digests = `SELECT count() AS n FROM ${h.db.database}.row_digests`;
+  it('records nothing with TOOLTRAIL_INGEST_AUDIT_DIGESTS=false or TOOLTRAIL_AUDIT_LOG=false and warns, then logs by default', async () => {
+    const digests = `SELECT count() AS n FROM ${h.db.database}.audit_log_tiles`;
     await h.produce(Array.from({ length: 5 }, (_, i) => syntheticMessage({ tenant: 'acme', toolSpans: 4, seed: i })));
     const off = await ingestUntil({ TOOLTRAIL_INGEST_AUDIT_DIGESTS: 'false' }, 20);
     assert.match(off, /audit digests are OFF/);
     assert.equal(await h.count(digests), 0, 'no digest recorded while switched off');
 
+    // The log is the whole record: switching it off switches the audit trail off, and says so the same way.
+    await h.produce(
+      Array.from({ length: 5 }, (_, i) => syntheticMessage({ tenant: 'acme', toolSpans: 4, seed: 50 + i })),
+    );
+    const logOff = await ingestUntil({ TOOLTRAIL_AUDIT_LOG: 'false' }, 40);
+    assert.match(logOff, /audit digests are OFF/);
+    assert.equal(await h.count(digests), 0, 'nothing logged with the log switched off');
+
     await h.produce(
       Array.from({ length: 5 }, (_, i) => syntheticMessage({ tenant: 'acme', toolSpans: 4, seed: 100 + i })),
     );
-    const on = await ingestUntil({}, 40);
+    const on = await ingestUntil({}, 60);
     assert.doesNotMatch(on, /audit digests are OFF/);
-    const covered = `SELECT sum(countEqual(row_tables, 'tool_calls')) AS n FROM ${h.db.database}.row_digests`;
-    assert.equal(await h.waitForCount(covered, 20, 30_000), 20, 'the default run digests the rows it stored');
+    const covered = `SELECT sum(width) AS n FROM ${h.db.database}.audit_log_tiles WHERE kind = 'entries' AND row_table = 'tool_calls'`;
+    assert.equal(await h.waitForCount(covered, 20, 30_000), 20, 'the default run logs the rows it stored');
   });
 });

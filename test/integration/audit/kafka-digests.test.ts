@@ -58,8 +58,8 @@ describe('digests of the Kafka ingest, hashed from the Native blocks it inserted
     const toolCalls = messages.slice(0, 40).reduce((n, _, i) => n + 5 + (i % 3), 0);
     try {
       assert.equal(await h.waitForCount(`SELECT count() AS n FROM ${db}.tool_calls`, toolCalls, 60_000), toolCalls);
-      // Digests are recorded before each commit: wait until they cover every tool call.
-      const covered = `SELECT sum(countEqual(row_tables, 'tool_calls')) AS n FROM ${db}.row_digests`;
+      // Rows are logged before each commit: wait until the log covers every tool call.
+      const covered = `SELECT sum(width) AS n FROM ${db}.audit_log_tiles WHERE kind = 'entries' AND row_table = 'tool_calls'`;
       assert.equal(await h.waitForCount(covered, toolCalls, 30_000), toolCalls);
     } finally {
       await ingest.stop();

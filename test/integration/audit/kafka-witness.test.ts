@@ -80,9 +80,9 @@ describe('checkpoints witnessed on a Kafka topic', () => {
     assert.equal(ok.code, 0, ok.out + ok.err);
     assert.match(ok.out, new RegExp(`VERIFIED: checkpoint ${t.tenant}/${t.chain}`));
 
-    // The database writer rewrites the nodes above the leaves and drops the checkpoints it stored: the Kafka copy is out of reach.
+    // The database writer rewrites the tree's tiles and drops the checkpoints it stored: the Kafka copy is out of reach.
     await db.ch.command({
-      query: `ALTER TABLE ${db.database}.audit_log_nodes UPDATE hash = lower(hex(SHA256(hash))) WHERE tenant = {tenant:String} AND log = {log:String} AND level >= 1`,
+      query: `ALTER TABLE ${db.database}.audit_log_tiles UPDATE hashes = reverse(hashes) WHERE tenant = {tenant:String} AND log = {log:String} AND kind = 'tile'`,
       query_params: t.id,
       clickhouse_settings: { mutations_sync: '2' },
     });

@@ -1,8 +1,8 @@
 /**
- * The recorder writes a batch's Merkle log nodes and its digest records in parallel, both before the batch is
- * acknowledged. Whichever of the two fails (or the writer is killed between them), `record` does not resolve, the
- * batch is retried with its dedup token, and after the retry every row is a leaf, the digests cover every row,
- * and verify (rows and log) passes.
+ * The recorder writes a batch's Merkle log tiles and entries in one insert before the batch is acknowledged. When it
+ * fails (or lands and its answer is lost, or the writer is killed while it is in flight), `record` does not resolve,
+ * the batch is retried with its dedup token, and after the retry every row is a leaf and verify (rows and log)
+ * passes.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -15,6 +15,7 @@ import { createDigestRecorder } from '../../../audit/recorder.ts';
 import { flatten } from '../../../ingest/flatten.ts';
 import { createClickHouseWriter } from '../../../ingest/writer.ts';
 import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
+import { loggedCount } from '../../../testkit/audit-log.ts';
 import { syntheticRequest } from '../../../testkit/ingest.ts';
 import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { until } from '../../../testkit/wait.ts';
@@ -53,14 +54,9 @@ async function count(db: TestDatabase, sql: string, params: Record<string, unkno
   return Number(row.n);
 }
 
-const leavesOf = (db: TestDatabase, tenant: string, log: string) =>
-  count(
-    db,
-    'SELECT toString(count()) AS n FROM {db:Identifier}.audit_log_nodes WHERE tenant = {tenant:String} AND log = {log:String} AND level = 0',
-    { tenant, log },
-  );
-const digestsOf = (db: TestDatabase, tenant: string) =>
-  count(db, 'SELECT toString(count()) AS n FROM {db:Identifier}.row_digests WHERE tenant = {tenant:String}', {
+const leavesOf = (db: TestDatabase, tenant: string, log: string) => loggedCount(db, { tenant, log });
+const callsOf = (db: TestDatabase, tenant: string) =>
+  count(db, 'SELECT toString(count()) AS n FROM {db:Identifier}.tool_calls WHERE tenant = {tenant:String}', {
     tenant,
   });
 
@@ -96,7 +92,7 @@ async function assertVerified(db: TestDatabase, tenant: string, startMs: number)
   assert.equal(report.ok, true);
 }
 
-describe('a batch whose log nodes or digest records fail to store', () => {
+describe('a batch whose log insert fails', () => {
   let db: TestDatabase;
   before(async () => {
     db = await freshDatabase('tt_logfail');
@@ -106,10 +102,8 @@ describe('a batch whose log nodes or digest records fail to store', () => {
   });
 
   for (const [table, landed] of [
-    ['audit_log_nodes', false],
-    ['audit_log_nodes', true],
-    ['row_digests', false],
-    ['row_digests', true],
+    ['audit_log_tiles', false],
+    ['audit_log_tiles', true],
   ] as const) {
     it(`is not acknowledged when its ${table} insert fails${landed ? ' after landing' : ''}, and its retry logs every row (verify passes)`, async () => {
       const tenant = uniqueName('t');
@@ -125,14 +119,13 @@ describe('a batch whose log nodes or digest records fail to store', () => {
       await failing.recorder.flushCheckpoints?.();
       const logged = await leavesOf(db, tenant, chain);
       const expected = entriesOf(batch(tenant, 0, startMs)) + entriesOf(first);
-      // Nodes that landed in the failed attempt stay: the retry appends its rows again (one more leaf per row).
-      const nodesLanded = table === 'row_digests' || landed;
-      assert.equal(logged, nodesLanded ? expected + entriesOf(first) : expected);
+      // Leaves that landed in the failed attempt stay: the retry appends its rows again (one more leaf per row).
+      assert.equal(logged, landed ? expected + entriesOf(first) : expected);
       await assertVerified(db, tenant, startMs);
     });
   }
 
-  it('a writer killed -9 after the digest record landed and before the nodes did: the retry logs every row, verify passes', async () => {
+  it('a writer killed -9 while its log insert was in flight (the rows stored): the retry logs every row, verify passes', async () => {
     const tenant = uniqueName('t');
     const chain = uniqueName('w');
     const startMs = Date.now();
@@ -155,28 +148,26 @@ describe('a batch whose log nodes or digest records fail to store', () => {
     });
     const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
     await until(
-      'the digest record landed while the nodes insert is under way',
-      async () => out.includes('nodes-pending') && (await digestsOf(db, tenant)) === 1,
+      'the rows landed while the log insert is under way',
+      async () => out.includes('log-pending') && (await callsOf(db, tenant)) > 0,
       {
         timeoutMs: 60_000,
         everyMs: 100,
-        describe: async () =>
-          `nodes-pending said: ${out.includes('nodes-pending')}; digests: ${await digestsOf(db, tenant)}`,
+        describe: async () => `log-pending said: ${out.includes('log-pending')}; calls: ${await callsOf(db, tenant)}`,
       },
     );
-    assert.equal(await digestsOf(db, tenant), 1, 'the digest record landed');
-    assert.ok(out.includes('nodes-pending'), 'the nodes insert was under way');
+    assert.equal(await callsOf(db, tenant), 20, 'the rows landed');
+    assert.ok(out.includes('log-pending'), 'the log insert was under way');
     child.kill('SIGKILL');
     await exited;
     assert.ok(!out.includes('acknowledged'), 'the batch was never acknowledged');
-    assert.equal(await leavesOf(db, tenant, chain), 0, 'no node landed');
+    assert.equal(await leavesOf(db, tenant, chain), 0, 'no leaf landed');
     // The restarted writer: the batch was not acknowledged, so it comes again with its token.
     const { writer, recorder } = writerOn(db.ch, db.database, chain);
     const rows = batch(tenant, 7, startMs);
     await writer.writeRows(rows, { dedupToken: token });
     await recorder.flushCheckpoints?.();
     assert.equal(await leavesOf(db, tenant, chain), entriesOf(rows), 'every row is a leaf once');
-    assert.equal(await digestsOf(db, tenant), 2, 'the lost attempt and the retry each left a record');
     await assertVerified(db, tenant, startMs);
   });
 });

@@ -1,6 +1,6 @@
 // Child process of the log crash test: one writer that stores one batch of TENANT into DATABASE with the Merkle log
-// on, whose insert into audit_log_nodes never completes (it says `nodes-pending` on stdout and hangs), so the parent
-// can kill it -9 once the rows and the digest record are stored and the nodes are not.
+// on, whose insert into audit_log_tiles never completes (it says `log-pending` on stdout and hangs), so the parent
+// can kill it -9 once the rows are stored and their leaves are not.
 import { defaultLogConfig } from '../../../audit/log/config.ts';
 import { createDigestRecorder } from '../../../audit/recorder.ts';
 import { flatten } from '../../../ingest/flatten.ts';
@@ -18,8 +18,8 @@ const hangingNodes = new Proxy(ch, {
     if (p !== 'insert' && p !== 'exec') return typeof v === 'function' ? v.bind(target) : v;
     return (a: { table?: string; query?: string }) => {
       const table = p === 'insert' ? a.table : /^INSERT INTO (\S+)/.exec(a.query ?? '')?.[1];
-      if (!table?.endsWith('.audit_log_nodes')) return (v as (a: unknown) => Promise<unknown>).call(target, a);
-      process.stdout.write('nodes-pending\n');
+      if (!table?.endsWith('.audit_log_tiles')) return (v as (a: unknown) => Promise<unknown>).call(target, a);
+      process.stdout.write('log-pending\n');
       return new Promise(() => undefined);
     };
   },

@@ -1,6 +1,6 @@
 /**
- * An attacker with write access to every table (rows, digests, the log's nodes and checkpoints, even the signing
- * key) rewrites a row and rebuilds the tree: a checkpoint published to a witness before the change catches it.
+ * An attacker with write access to every table (rows, the log's tiles and entries and its checkpoints, even the
+ * signing key) rewrites a row and rebuilds the tree: a checkpoint published to a witness before the change catches it.
  * Rows altered or removed fail their inclusion proof; an export's proofs verify offline.
  */
 import assert from 'node:assert/strict';
@@ -12,15 +12,17 @@ import { after, before, describe, it } from 'node:test';
 import { buildBundle, verifyBundle } from '../../../audit/log/bundle.ts';
 import { checkpointText } from '../../../audit/log/checkpoint.ts';
 import { defaultLogConfig } from '../../../audit/log/config.ts';
-import { Frontier } from '../../../audit/log/frontier.ts';
+import { leafHashes } from '../../../audit/log/hashes.ts';
 import { generateNoteKey, parseSigner, parseVerifier, signNote } from '../../../audit/log/note.ts';
 import { LogStore } from '../../../audit/log/store.ts';
+import { TileEdge } from '../../../audit/log/tiles.ts';
 import { verifyHeldCheckpoint, verifyLogs } from '../../../audit/log/verify-log.ts';
 import { createDigestRecorder } from '../../../audit/recorder.ts';
 import { flatten } from '../../../ingest/flatten.ts';
 import { createClickHouseWriter } from '../../../ingest/writer.ts';
 import { decodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
-import { serializeSpans, stampTenant } from '../../../testkit/ingest.ts';
+import { loggedLeaves } from '../../../testkit/audit-log.ts';
+import { serializeSpans, stampTenant, syntheticRequest } from '../../../testkit/ingest.ts';
 import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { runScenario } from '../reconstruct/scenario.ts';
 
@@ -60,6 +62,10 @@ describe('tamper evidence against an attacker who can write every table', () => 
     return { tenant, chain, id, calls, witnessed, store: new LogStore(db.ch, db.database) };
   }
 
+  /** The level-0 tile's hashes with leaf `i`'s replaced by the 32 bytes of SQL expression `by`. */
+  const leafReplaced = (i: number, by: string) =>
+    `concat(substring(hashes, 1, ${32 * i}), ${by}, substring(hashes, ${32 * i + 33}))`;
+
   async function alterRow(tenant: string, span: string) {
     await db.ch.command({
       query: `ALTER TABLE ${db.database}.tool_calls UPDATE result_complete = NOT result_complete WHERE tenant = {tenant:String} AND span_id = {span:String}`,
@@ -82,20 +88,15 @@ describe('tamper evidence against an attacker who can write every table', () => 
     const t = await loggedTenant();
     const victim = t.calls[1]!;
     await alterRow(t.tenant, victim);
-    // The attacker recomputes the victim's entry hash, rebuilds every node, and re-signs fresh checkpoints.
-    const rs = await db.ch.query({
-      query: `SELECT toString(idx) AS i, entry_hash, row_table, row_id FROM ${db.database}.audit_log_nodes WHERE tenant = {tenant:String} AND log = {log:String} AND level = 0 ORDER BY idx`,
-      query_params: t.id,
-      format: 'JSONEachRow',
-    });
-    const leaves = await rs.json<{ i: string; entry_hash: string; row_table: string; row_id: string }>();
+    // The attacker recomputes the victim's entry hash, rebuilds every tile, and re-signs fresh checkpoints.
+    const leaves = await loggedLeaves(db, t.tenant, t.chain);
     const forged = leaves.map((l) =>
       l.row_id === victim && l.row_table === 'tool_calls'
         ? createHash('sha256').update(`forged ${l.entry_hash}`).digest('hex')
         : l.entry_hash,
     );
     await db.ch.command({
-      query: `ALTER TABLE ${db.database}.audit_log_nodes DELETE WHERE tenant = {tenant:String} AND log = {log:String}`,
+      query: `ALTER TABLE ${db.database}.audit_log_tiles DELETE WHERE tenant = {tenant:String} AND log = {log:String}`,
       query_params: t.id,
       clickhouse_settings: { mutations_sync: '2' },
     });
@@ -104,23 +105,29 @@ describe('tamper evidence against an attacker who can write every table', () => 
       query_params: t.id,
       clickhouse_settings: { mutations_sync: '2' },
     });
-    const f = new Frontier();
-    const nodes = forged.flatMap((h, i) => {
-      const [leaf, ...above] = f.append(Buffer.from(h, 'hex'));
-      return [
-        { ...leaf!, table: leaves[i]!.row_table, rowId: leaves[i]!.row_id, entryHash: h, hour: 0, batchId: 'x' },
-        ...above,
-      ];
-    });
-    await t.store.appendNodes(t.id, nodes);
+    const f = new TileEdge();
+    const entries = Buffer.concat(forged.map((h) => Buffer.from(h, 'hex')));
+    const tiles = f.append(leafHashes(entries));
+    const runs = leaves.map((l, i) => ({
+      first: i,
+      count: 1,
+      table: l.row_table,
+      ids: Buffer.concat([Buffer.from([Buffer.byteLength(l.row_id)]), Buffer.from(l.row_id)]),
+      entries: entries.subarray(32 * i, 32 * i + 32),
+      hour: 0,
+      batchId: 'x',
+      recordedMs: Date.now(),
+      backfill: false,
+    }));
+    await t.store.append([{ id: t.id, tiles, entries: runs }]);
     const note = signNote(
-      checkpointText({ origin: `tooltrail/${t.tenant}/${t.chain}`, size: f.size, root: f.root()!, extensions: [] }),
+      checkpointText({ origin: `tooltrail/${t.tenant}/${t.chain}`, size: f.size, root: f.root(), extensions: [] }),
       parseSigner(key.signer),
     );
     await t.store.storeCheckpoint({
       ...t.id,
       size: f.size,
-      root_hash: f.root()!.toString('hex'),
+      root_hash: f.root().toString('hex'),
       key_name: 'audit.test',
       key_id: verifiers[0]!.keyId,
       note,
@@ -137,21 +144,45 @@ describe('tamper evidence against an attacker who can write every table', () => 
   it('catches a leaf hash edited in place: it no longer hashes its entry', async () => {
     const t = await loggedTenant();
     await db.ch.command({
-      query: `ALTER TABLE ${db.database}.audit_log_nodes UPDATE hash = lower(hex(SHA256(hash))) WHERE tenant = {tenant:String} AND log = {log:String} AND level = 0 AND idx = 2`,
+      query: `ALTER TABLE ${db.database}.audit_log_tiles UPDATE hashes = ${leafReplaced(2, 'SHA256(substring(hashes, 65, 32))')} WHERE tenant = {tenant:String} AND log = {log:String} AND kind = 'tile' AND level = 0 AND idx = 0`,
       query_params: t.id,
       clickhouse_settings: { mutations_sync: '2' },
     });
     const r = await verifyLogs(t.store, { tenant: t.tenant, verifiers });
+    // The leaf hashes are the tree's bottom row (no other copy of a node below 256 leaves): the signed roots go too.
+    const sizes = (await t.store.checkpoints(t.id)).map((c) => Number(c.size_text));
     assert.deepEqual(
-      r.issues.map((i) => i.kind),
-      ['leaf_altered'],
+      r.issues.map((i) => [i.kind, i.size]),
+      [['leaf_altered', null], ...sizes.map((s) => ['checkpoint_root_mismatch', s])],
     );
   });
 
   it('catches a leaf rewritten whole (entry and hash), its upper nodes left alone: the leaves no longer fold to the signed roots', async () => {
     const t = await loggedTenant();
+    // Leaf 2: its entry (in the entries row that holds it) and its leaf hash (in tile 0) both replaced, consistently.
+    const [run] = await (
+      await db.ch.query({
+        query: `SELECT toString(idx) AS first FROM ${db.database}.audit_log_tiles WHERE tenant = {tenant:String} AND log = {log:String} AND kind = 'entries' AND idx <= 2 AND idx + width > 2`,
+        query_params: t.id,
+        format: 'JSONEachRow',
+      })
+    ).json<{ first: string }>();
+    const at = 2 - Number(run!.first);
+    const forgedEntry = `SHA256(substring(hashes, ${32 * at + 1}, 32))`;
     await db.ch.command({
-      query: `ALTER TABLE ${db.database}.audit_log_nodes UPDATE entry_hash = lower(hex(SHA256(entry_hash))), hash = lower(hex(SHA256(concat(unhex('00'), SHA256(entry_hash))))) WHERE tenant = {tenant:String} AND log = {log:String} AND level = 0 AND idx = 2`,
+      query: `ALTER TABLE ${db.database}.audit_log_tiles UPDATE hashes = concat(substring(hashes, 1, ${32 * at}), ${forgedEntry}, substring(hashes, ${32 * at + 33})) WHERE tenant = {tenant:String} AND log = {log:String} AND kind = 'entries' AND idx = ${run!.first}`,
+      query_params: t.id,
+      clickhouse_settings: { mutations_sync: '2' },
+    });
+    const [forged] = await (
+      await db.ch.query({
+        query: `SELECT hex(SHA256(concat(unhex('00'), substring(hashes, ${32 * at + 1}, 32)))) AS leaf FROM ${db.database}.audit_log_tiles WHERE tenant = {tenant:String} AND log = {log:String} AND kind = 'entries' AND idx = ${run!.first}`,
+        query_params: t.id,
+        format: 'JSONEachRow',
+      })
+    ).json<{ leaf: string }>();
+    await db.ch.command({
+      query: `ALTER TABLE ${db.database}.audit_log_tiles UPDATE hashes = ${leafReplaced(2, `unhex('${forged!.leaf}')`)} WHERE tenant = {tenant:String} AND log = {log:String} AND kind = 'tile' AND level = 0 AND idx = 0`,
       query_params: t.id,
       clickhouse_settings: { mutations_sync: '2' },
     });
@@ -164,28 +195,42 @@ describe('tamper evidence against an attacker who can write every table', () => 
   });
 
   it('catches a node above the leaves rewritten: the tree no longer holds the signed root', async () => {
-    const t = await loggedTenant();
+    // Nodes above the leaves are stored from 256 leaves on (level-1 tiles): a log of two batches of 300 rows.
+    const tenant = uniqueName('t');
+    const chain = uniqueName('w');
+    const rec = createDigestRecorder(db.ch, {
+      database: db.database,
+      chain,
+      log: { ...defaultLogConfig(), signer: parseSigner(key.signer), everyRows: 1, witnessDir },
+    });
+    const writer = createClickHouseWriter(db.ch, { database: db.database, batchStored: rec });
+    for (let b = 0; b < 2; b++)
+      await writer.writeRows(flatten(syntheticRequest({ tenant, toolSpans: 299, seed: 900 + b })), {
+        dedupToken: uniqueName('batch'),
+      });
+    const id = { tenant, log: chain };
+    const store = new LogStore(db.ch, db.database);
+    // The root of leaves 0-255, in the level-1 tile.
     await db.ch.command({
-      query: `ALTER TABLE ${db.database}.audit_log_nodes UPDATE hash = lower(hex(SHA256(hash))) WHERE tenant = {tenant:String} AND log = {log:String} AND level = 2 AND idx = 0`,
-      query_params: t.id,
+      query: `ALTER TABLE ${db.database}.audit_log_tiles UPDATE hashes = concat(SHA256(hashes), substring(hashes, 33)) WHERE tenant = {tenant:String} AND log = {log:String} AND kind = 'tile' AND level = 1 AND idx = 0`,
+      query_params: id,
       clickhouse_settings: { mutations_sync: '2' },
     });
-    const r = await verifyLogs(t.store, { tenant: t.tenant, verifiers });
-    // The first checkpoint's subtree holds the node: its root is gone, and no proof joins it to the next.
-    const sizes = (await t.store.checkpoints(t.id)).map((c) => Number(c.size_text));
+    const r = await verifyLogs(store, { tenant, verifiers });
+    // Both checkpoints' trees hold the node: neither root is held any more; the leaves themselves still fold to them.
+    const sizes = (await store.checkpoints(id)).map((c) => Number(c.size_text));
+    assert.deepEqual(sizes, [300, 600]);
     assert.deepEqual(
       r.issues.map((i) => [i.kind, i.size]),
-      [
-        ['checkpoint_root_mismatch', sizes[0]],
-        ['checkpoint_inconsistent', sizes[1]],
-      ],
+      sizes.map((s) => ['checkpoint_root_mismatch', s]),
     );
   });
 
   it('names leaves deleted from the log as a gap', async () => {
     const t = await loggedTenant();
+    // The data of leaf 1 (the entries row that holds it) deleted.
     await db.ch.command({
-      query: `ALTER TABLE ${db.database}.audit_log_nodes DELETE WHERE tenant = {tenant:String} AND log = {log:String} AND level = 0 AND idx = 1`,
+      query: `ALTER TABLE ${db.database}.audit_log_tiles DELETE WHERE tenant = {tenant:String} AND log = {log:String} AND kind = 'entries' AND idx <= 1 AND idx + width > 1`,
       query_params: t.id,
       clickhouse_settings: { mutations_sync: '2' },
     });

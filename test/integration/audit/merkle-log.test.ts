@@ -1,5 +1,5 @@
 /**
- * The Merkle log as the writer builds it (audit/log/): leaves for every digest entry, nodes in ClickHouse, a signed
+ * The Merkle log as the writer builds it (audit/log/): a leaf for every row, tiles and entries in ClickHouse, a signed
  * checkpoint every M leaves, published to a file witness; proofs read back from the table verify with an RFC 6962
  * computation written here, not the code under test.
  */
@@ -15,10 +15,11 @@ import { defaultLogConfig, type LogConfig } from '../../../audit/log/config.ts';
 import { generateNoteKey, openNote, parseSigner, parseVerifier } from '../../../audit/log/note.ts';
 import { LogStore } from '../../../audit/log/store.ts';
 import { createDigestRecorder, type DigestRecorder } from '../../../audit/recorder.ts';
-import { flatten } from '../../../ingest/flatten.ts';
+import { emptyFlattenResult, flatten, flattenInto } from '../../../ingest/flatten.ts';
 import { createClickHouseWriter } from '../../../ingest/writer.ts';
 import { decodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
-import { serializeSpans, stampTenant } from '../../../testkit/ingest.ts';
+import { loggedLeaves } from '../../../testkit/audit-log.ts';
+import { serializeSpans, stampTenant, syntheticRequest } from '../../../testkit/ingest.ts';
 import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { runScenario } from '../reconstruct/scenario.ts';
 
@@ -33,6 +34,14 @@ function mth(d: readonly Buffer[]): Buffer {
   if (d.length === 1) return sha(Buffer.from([0]), d[0]!);
   const s = split(d.length);
   return sha(Buffer.from([1]), mth(d.slice(0, s)), mth(d.slice(s)));
+}
+/** PROOF(m, D[n]) of RFC 6962 2.1.2, over leaf data. */
+function subproof(m: number, d: readonly Buffer[], b: boolean): Buffer[] {
+  if (m === d.length) return b ? [] : [mth(d)];
+  const s = split(d.length);
+  return m <= s
+    ? [...subproof(m, d.slice(0, s), b), mth(d.slice(s))]
+    : [...subproof(m - s, d.slice(s), false), mth(d.slice(0, s))];
 }
 /** Folds an inclusion proof the long way: rebuild the path's shape from (index, size) by recursion. */
 function rootFromPath(leaf: Buffer, m: number, n: number, proof: Buffer[]): Buffer {
@@ -55,14 +64,7 @@ async function ingest(db: TestDatabase, spans: ReadableSpan[], tenant: string, d
   return rows;
 }
 
-async function leaves(db: TestDatabase, tenant: string, log: string) {
-  const rs = await db.ch.query({
-    query: `SELECT toString(idx) AS i, entry_hash, row_table, row_id FROM ${db.database}.audit_log_nodes WHERE tenant = {tenant:String} AND log = {log:String} AND level = 0 ORDER BY idx`,
-    query_params: { tenant, log },
-    format: 'JSONEachRow',
-  });
-  return rs.json<{ i: string; entry_hash: string; row_table: string; row_id: string }>();
-}
+const leaves = loggedLeaves;
 
 describe('the Merkle log built as batches are stored', () => {
   let db: TestDatabase;
@@ -146,6 +148,50 @@ describe('the Merkle log built as batches are stored', () => {
       const root = rootFromPath(Buffer.from(l.entry_hash, 'hex'), Number(l.i), size, proof);
       assert.equal(root.toString('hex'), cp!.root_hash, `leaf ${l.i}`);
     }
+  });
+
+  it('gives proofs across tiles (two full tiles, a partial one, a level-1 tile), equal to RFC 6962 computed here', async () => {
+    const tenant = uniqueName('t');
+    const chain = uniqueName('w');
+    const rec = createDigestRecorder(db.ch, { database: db.database, chain, log: config({ everyRows: 1 }) });
+    const writer = createClickHouseWriter(db.ch, { database: db.database, batchStored: rec });
+    // 3 batches of 3 traces of 80 tool spans: 243 leaves each (a tile boundary falls inside every batch).
+    for (let b = 0; b < 3; b++) {
+      const rows = emptyFlattenResult();
+      for (let m = 0; m < 3; m++)
+        flattenInto(rows, syntheticRequest({ tenant, toolSpans: 80, seed: 700 + 10 * b + m, startMs: Date.now() }));
+      await writer.writeRows(rows, { dedupToken: uniqueName('batch') });
+    }
+    const store = new LogStore(db.ch, db.database);
+    const id = { tenant, log: chain };
+    const stored = await leaves(db, tenant, chain);
+    assert.equal(stored.length, 729);
+    const data = stored.map((l) => Buffer.from(l.entry_hash, 'hex'));
+    const cps = await store.checkpoints(id);
+    assert.deepEqual(
+      cps.map((c) => Number(c.size_text)),
+      [243, 486, 729],
+    );
+    for (const c of cps) {
+      const size = Number(c.size_text);
+      assert.equal(c.root_hash, mth(data.slice(0, size)).toString('hex'), `root of ${size}`);
+      for (let i = 0; i < size; i += 13) {
+        const proof = await store.inclusionProof(id, i, size);
+        assert.equal(rootFromPath(data[i]!, i, size, proof).toString('hex'), c.root_hash, `leaf ${i} of ${size}`);
+      }
+    }
+    for (const [m, n] of [
+      [243, 486],
+      [243, 729],
+      [486, 729],
+      [256, 729],
+      [1, 729],
+    ] as const)
+      assert.deepEqual(
+        (await store.consistencyProof(id, m, n)).map((h) => h.toString('hex')),
+        subproof(m, data.slice(0, n), true).map((h) => h.toString('hex')),
+        `consistency ${m} -> ${n}`,
+      );
   });
 
   it('continues the tree of a restarted writer at the next index, with the same root as one uninterrupted writer', async () => {

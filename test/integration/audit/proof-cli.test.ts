@@ -116,4 +116,20 @@ describe('proofs in exports, checked by the CLI', () => {
     assert.equal(rows.code, 0, rows.out + rows.err);
     assert.ok(JSON.parse(rows.out).checked.rows > 0, 'the rows are re-walked by default');
   });
+
+  it('verify says the signatures were checked when the checkpoints were, by a trusted key, and not without one', async () => {
+    const range = [
+      '--from',
+      new Date(s.startMs - 3_600_000).toISOString(),
+      '--to',
+      new Date(s.startMs + 3_600_000).toISOString(),
+    ];
+    const keyed = await cli(['verify', '--tenant', tenant, ...range], env);
+    assert.equal(keyed.code, 0, keyed.out + keyed.err);
+    assert.match(keyed.out, /^VERIFIED: .*; signatures checked$/m);
+    const unkeyed = await cli(['verify', '--tenant', tenant, ...range, '--json'], {
+      TOOLTRAIL_CLICKHOUSE_DATABASE: db.database,
+    });
+    assert.equal(JSON.parse(unkeyed.out).signatures_checked, false, unkeyed.out + unkeyed.err);
+  });
 });

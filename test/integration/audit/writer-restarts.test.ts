@@ -1,14 +1,17 @@
 // test-lane: self-contained (a fresh database on the shared ClickHouse, nothing else shared; scripts/test-lanes.js)
 /**
- * A restarted writer continues its chain from the head stored in ClickHouse, so `verify` stays clean on untouched
- * data across restarts: the head is read back in numeric order (seq 10 sorts before 9 as text).
+ * A restarted writer continues its log from the tree stored in ClickHouse (its size and the partial tiles of its
+ * right edge), so `verify` stays clean on untouched data across restarts, and no two rows share a leaf.
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { LogStore } from '../../../audit/log/store.ts';
+import { verifyLogs } from '../../../audit/log/verify-log.ts';
 import { verifyDigests } from '../../../audit/verify.ts';
+import { loggedLeaves } from '../../../testkit/audit-log.ts';
 import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 
 const run = promisify(execFile);
@@ -20,7 +23,7 @@ async function writerLife(db: TestDatabase, tenant: string, batches: number, see
   });
 }
 
-describe('audit chain across writer restarts', () => {
+describe('audit log across writer restarts', () => {
   let db: TestDatabase;
   before(async () => {
     db = await freshDatabase('tt_restarts');
@@ -32,7 +35,7 @@ describe('audit chain across writer restarts', () => {
   it('verify reports no issue on untouched data after ten restarts of the writer, batches in between', async () => {
     const tenant = uniqueName('t');
     const startMs = Date.now();
-    // Twelve batches first: the head's seq reaches two digits, where text order and numeric order differ.
+    // Twelve batches first, then ten lives of two.
     await writerLife(db, tenant, 12, 0);
     for (let restart = 1; restart <= 10; restart++) await writerLife(db, tenant, 2, restart);
     const report = await verifyDigests(db.ch, db.schema, {
@@ -45,14 +48,16 @@ describe('audit chain across writer restarts', () => {
       [],
       `verify found issues on untouched data: ${JSON.stringify(report.issues.slice(0, 5))}`,
     );
-    const rs = await db.ch.query({
-      query:
-        'SELECT toString(count()) AS n, toString(max(seq)) AS top FROM {db:Identifier}.row_digests WHERE tenant = {t:String}',
-      query_params: { db: db.database, t: tenant },
-      format: 'JSONEachRow',
-    });
-    const [{ n, top }] = (await rs.json()) as [{ n: string; top: string }];
-    assert.equal(top, n, 'one record per batch, numbered 1..n without a repeat');
-    assert.equal(Number(n), 32);
+    const [log] = await new LogStore(db.ch, db.database).logs(tenant);
+    const leaves = await loggedLeaves(db, tenant, log!.log);
+    assert.deepEqual(
+      leaves.map((l) => Number(l.i)),
+      leaves.map((_, i) => i),
+      'one leaf per row, numbered 0..n-1 without a repeat',
+    );
+    // 32 batches of 3 tool calls and their trace's span.
+    assert.equal(leaves.length, 32 * 4);
+    const log2 = await verifyLogs(new LogStore(db.ch, db.database), { tenant, verifiers: [] });
+    assert.deepEqual(log2.issues, [], 'the tree the restarted writers built is one tree');
   });
 });

@@ -7,6 +7,7 @@ import { verifyDigests } from '../../../audit/verify.ts';
 import { flatten } from '../../../ingest/flatten.ts';
 import { createClickHouseWriter } from '../../../ingest/writer.ts';
 import { decodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
+import { recordLegacyDigests } from '../../../testkit/audit-log.ts';
 import { serializeSpans, stampTenant } from '../../../testkit/ingest.ts';
 import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { runScenario, type Scenario } from './scenario.ts';
@@ -23,13 +24,19 @@ async function ingest(db: TestDatabase, spans: ReadableSpan[], tenant: string, d
   return rows;
 }
 
-function recorder(db: TestDatabase, s: Scenario, lateByMs = 5 * 60_000, key?: string) {
+function recorder(db: TestDatabase, s: Scenario, lateByMs = 5 * 60_000) {
   // The clock sits `lateByMs` after the start of the scenario's hour.
   const hourStart = Math.floor(s.startMs / HOUR) * HOUR;
-  return createDigestRecorder(db.ch, {
-    database: db.database,
+  return createDigestRecorder(db.ch, { database: db.database, chain: 'writer-a', now: () => hourStart + lateByMs });
+}
+
+/** Rows stored with digest records as the writer recorded them before the Merkle log (the chain verify still walks). */
+async function legacy(db: TestDatabase, spans: ReadableSpan[], tenant: string, nowMs: number, key?: string) {
+  const rows = await ingest(db, spans, tenant);
+  await recordLegacyDigests(db, rows, {
     chain: 'writer-a',
-    now: () => hourStart + lateByMs,
+    batchId: uniqueName('batch'),
+    nowMs,
     ...(key ? { key } : {}),
   });
 }
@@ -47,7 +54,7 @@ async function verify(db: TestDatabase, tenant: string, s: Scenario, key?: strin
 
 const kinds = (r: VerifyReport) => r.issues.map((i) => `${i.kind}:${i.table ?? ''}:${i.row_id ?? ''}`).sort();
 
-describe('tamper evidence: digests recorded by the writer, checked by verify', () => {
+describe('tamper evidence: rows recorded by the writer (the log, or digest records before it), checked by verify', () => {
   let db: TestDatabase;
   before(async () => {
     db = await freshDatabase('tt_verify');
@@ -65,9 +72,9 @@ describe('tamper evidence: digests recorded by the writer, checked by verify', (
     assert.equal(r.ok, true);
     // 5 tool calls + 1 root span + the warning group of one call
     assert.equal(r.checked.rows, rows.toolCalls.length + rows.spans.length + 1);
-    assert.equal(r.checked.digest_records, 1);
+    assert.equal(r.checked.digest_records, 1, 'one batch logged in that hour');
     assert.deepEqual(r.backfill, []);
-    assert.equal(r.chains.length, 1);
+    assert.deepEqual(r.chains, [], 'the log keeps no digest chain: its checkpoints are checked by verifyRange');
   });
 
   it('fails naming a stored row that was altered after the fact', async () => {
@@ -114,22 +121,40 @@ describe('tamper evidence: digests recorded by the writer, checked by verify', (
   it('reports a batch that arrived after its hour had closed as explicit backfill, not as a failure', async () => {
     const tenant = uniqueName('t');
     const s = runScenario(uniqueName('sess'));
-    await ingest(db, s.spans.slice(0, 3), tenant, recorder(db, s));
+    const early = await ingest(db, s.spans.slice(0, 3), tenant, recorder(db, s));
     await ingest(db, s.spans.slice(3), tenant, recorder(db, s, 3 * HOUR));
     const r = await verify(db, tenant, s);
     assert.equal(r.ok, true, JSON.stringify(r.issues));
     assert.equal(r.backfill.length, 1);
     const b = r.backfill[0]!;
-    assert.equal(b.seq, 2);
+    // `seq`: where the late batch starts in the log, after every leaf of the first.
+    assert.equal(
+      b.seq,
+      early.toolCalls.length + early.spans.length + new Set(early.warnings.map((w) => w.span_id)).size,
+    );
     assert.equal(b.rows, s.spans.length - 3);
     assert.equal(b.late_by_seconds, 2 * 3600);
   });
 
-  it('detects an edited or deleted digest record through the chain', async () => {
+  it('reports a late batch of the digest chain (rows written before the log) as backfill too', async () => {
+    const tenant = uniqueName('t');
+    const s = runScenario(uniqueName('sess'));
+    const hourStart = Math.floor(s.startMs / HOUR) * HOUR;
+    await legacy(db, s.spans.slice(0, 3), tenant, hourStart + 5 * 60_000);
+    await legacy(db, s.spans.slice(3), tenant, hourStart + 3 * HOUR);
+    const r = await verify(db, tenant, s);
+    assert.equal(r.ok, true, JSON.stringify(r.issues));
+    assert.deepEqual(
+      r.backfill.map((b) => [b.chain, b.seq, b.rows, b.late_by_seconds]),
+      [['writer-a', 2, s.spans.length - 3, 2 * 3600]],
+    );
+  });
+
+  it('detects an edited or deleted digest record through the chain (rows written before the log)', async () => {
     const tenant = uniqueName('t');
     const s = runScenario(uniqueName('sess'));
     for (const part of [s.spans.slice(0, 2), s.spans.slice(2, 4), s.spans.slice(4)]) {
-      await ingest(db, part, tenant, recorder(db, s));
+      await legacy(db, part, tenant, Math.floor(s.startMs / HOUR) * HOUR + 5 * 60_000);
     }
     assert.equal((await verify(db, tenant, s)).ok, true);
     // Hide a row from the record of batch 1 AND from the table: the rows agree, the chain does not.
@@ -176,10 +201,10 @@ describe('tamper evidence: digests recorded by the writer, checked by verify', (
     assert.equal((await verify(db, tenant, s)).issues.filter((i) => i.kind === 'row_deleted').length, 5);
   });
 
-  it('checks signatures when given the key, and refuses a record signed with another key', async () => {
+  it("checks the digest records' signatures when given the key, and refuses a record signed with another key", async () => {
     const tenant = uniqueName('t');
     const s = runScenario(uniqueName('sess'));
-    await ingest(db, s.spans, tenant, recorder(db, s, 5 * 60_000, KEY));
+    await legacy(db, s.spans, tenant, Math.floor(s.startMs / HOUR) * HOUR + 5 * 60_000, KEY);
     const good = await verify(db, tenant, s, KEY);
     assert.equal(good.ok, true);
     assert.equal(good.signatures_checked, true);

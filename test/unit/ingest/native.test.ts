@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { encodeNative, nanoTimeToBigInt } from '../../../platform/native/encode.ts';
+import { encodeNative, encodeNativeChunks, nanoTimeToBigInt } from '../../../platform/native/encode.ts';
 
 /** Reads back the single column of a one-column Native block (header: counts, name, type). */
 function body(buf: Buffer, name: string, type: string): Buffer {
@@ -88,5 +88,34 @@ describe('Native encoding', () => {
       [2, 4, 4],
     );
     assert.equal(out.subarray(24).toString('latin1'), '\x01a\x01b\x01a\x01b\x011\x012\x011\x012');
+  });
+
+  it('writes bytes as strings, Native string lists as arrays, and the same bytes in chunks with large values referenced', () => {
+    const strings = (xs: string[]) => ({
+      count: xs.length,
+      bytes: Buffer.concat(xs.map((x) => Buffer.concat([Buffer.from([Buffer.byteLength(x)]), Buffer.from(x)]))),
+    });
+    const big = Buffer.alloc(70_000, 7);
+    const ids = strings(Array.from({ length: 600 }, (_, i) => `id-${i}`));
+    const rows = [
+      { h: Buffer.from([1, 2, 3]), ids: strings(['a', 'bc']) },
+      { h: big, ids },
+      { h: Buffer.alloc(0), ids: strings([]) },
+    ];
+    const schema = [
+      ['h', 'Binary'],
+      ['ids', 'NativeStrings'],
+    ] as const;
+    const whole = encodeNative(rows, schema);
+    const chunks = encodeNativeChunks(rows, schema);
+    assert.deepEqual(Buffer.concat(chunks), whole);
+    assert.ok(
+      chunks.some((c) => c.buffer === big.buffer),
+      'the large value is sent from where it lies',
+    );
+    const h = body(encodeNative([rows[0]!], [['h', 'Binary']]), 'h', 'String');
+    assert.deepEqual(h, Buffer.from([3, 1, 2, 3]));
+    const a = body(encodeNative([rows[0]!], [['ids', 'NativeStrings']]), 'ids', 'Array(String)');
+    assert.deepEqual(a, Buffer.concat([Buffer.from([2, 0, 0, 0, 0, 0, 0, 0]), Buffer.from('\x01a\x02bc', 'latin1')]));
   });
 });

@@ -12,8 +12,7 @@ import {
 import { digestHash, sealRecord, signatureValid } from '../../../audit/chain.ts';
 import { parseTimeOption } from '../../../audit/cli-support.ts';
 import { digestConfigFromEnv } from '../../../audit/config.ts';
-import { createDigestRecorder, digestEntries } from '../../../audit/recorder.ts';
-import type { ClickHouseClient } from '../../../platform/clickhouse.ts';
+import { digestEntries } from '../../../audit/recorder.ts';
 import { SPAN_COLUMNS, TOOL_CALL_COLUMNS, TOOL_CALL_DERIVED, WARNING_COLUMNS } from '../../../schema/rows.ts';
 
 const HOUR_S = 1_772_359_200; // 2026-03-01T10:00:00Z
@@ -33,35 +32,6 @@ function toolRow(span: string, over: Record<string, unknown> = {}) {
     event_times: [`${HOUR_S + 5}.5`],
     event_attributes: [{ y: '1', x: '2' }],
     ...over,
-  };
-}
-
-/** A ClickHouse client that has no digest yet and records inserts; `failNext` makes one insert fail. */
-function fakeClickHouse() {
-  const inserted: Record<string, unknown>[] = [];
-  let failNext = false;
-  let queries = 0;
-  const ch = {
-    async query() {
-      queries += 1;
-      const last = inserted.at(-1);
-      return { json: async () => (last ? [{ seq_text: String(last.seq), digest_hash: last.digest_hash }] : []) };
-    },
-    async insert(args: { values: Record<string, unknown>[] }) {
-      if (failNext) {
-        failNext = false;
-        throw new Error('insert failed');
-      }
-      inserted.push(...args.values);
-    },
-  } as unknown as ClickHouseClient;
-  return {
-    ch,
-    inserted,
-    failOnce: () => {
-      failNext = true;
-    },
-    queries: () => queries,
   };
 }
 
@@ -186,83 +156,6 @@ describe('digest chain', () => {
     assert.equal(signatureValid(key, r.digest_hash, r.signature), true);
     assert.equal(signatureValid('z'.repeat(40), r.digest_hash, r.signature), false);
     assert.equal(sealRecord(header, []).signature, '');
-  });
-});
-
-describe('digest recorder (the writer hook)', () => {
-  const rows = (span: string) => ({ ...emptyRows, toolCalls: [toolRow(span)] });
-
-  it('chains each record to the previous one of the same tenant', async () => {
-    const f = fakeClickHouse();
-    const rec = createDigestRecorder(f.ch, {
-      database: `db_${Math.random().toString(36).slice(2)}`,
-      chain: 'w1',
-      now: () => HOUR_S * 1000 + 60_000,
-    });
-    const [a] = await rec.record(rows('s1'), { batchId: 'b1' });
-    const [b] = await rec.record(rows('s2'), { batchId: 'b2' });
-    assert.equal(a!.seq, 1);
-    assert.equal(a!.previous_hash, '');
-    assert.equal(b!.seq, 2);
-    assert.equal(b!.previous_hash, a!.digest_hash);
-    assert.equal(f.queries(), 1, 'the chain head is read once, then kept');
-    assert.deepEqual(
-      f.inserted.map((r) => [r.seq, r.hour, r.backfill]),
-      [
-        [1, '2026-03-01 10:00:00', false],
-        [2, '2026-03-01 10:00:00', false],
-      ],
-    );
-  });
-
-  it('serializes concurrent batches so that no two records take the same place in the chain', async () => {
-    const f = fakeClickHouse();
-    const rec = createDigestRecorder(f.ch, {
-      database: `db_${Math.random().toString(36).slice(2)}`,
-      chain: 'w1',
-      now: () => HOUR_S * 1000,
-    });
-    const out = await Promise.all(['s1', 's2', 's3'].map((s) => rec.record(rows(s))));
-    assert.deepEqual(
-      out.map((r) => r[0]!.seq),
-      [1, 2, 3],
-    );
-  });
-
-  it('marks a batch recorded after its hour closed (plus grace) as backfill', async () => {
-    const f = fakeClickHouse();
-    let now = HOUR_S * 1000 + 3600_000 + 599_000;
-    const rec = createDigestRecorder(f.ch, {
-      database: `db_${Math.random().toString(36).slice(2)}`,
-      chain: 'w1',
-      graceSeconds: 600,
-      now: () => now,
-    });
-    assert.equal((await rec.record(rows('s1')))[0]!.backfill, false);
-    now += 1000;
-    assert.equal((await rec.record(rows('s2')))[0]!.backfill, true);
-  });
-
-  it('does not advance the chain when the digest insert fails, and re-reads the head', async () => {
-    const f = fakeClickHouse();
-    const rec = createDigestRecorder(f.ch, {
-      database: `db_${Math.random().toString(36).slice(2)}`,
-      chain: 'w1',
-      now: () => HOUR_S * 1000,
-    });
-    await rec.record(rows('s1'));
-    f.failOnce();
-    await assert.rejects(rec.record(rows('s2')), /insert failed/);
-    const [c] = await rec.record(rows('s2'));
-    assert.equal(c!.seq, 2);
-    assert.equal(f.queries(), 2);
-  });
-
-  it('records nothing for an empty batch', async () => {
-    const f = fakeClickHouse();
-    const rec = createDigestRecorder(f.ch, { database: 'db_empty', chain: 'w1' });
-    assert.deepEqual(await rec.record(emptyRows), []);
-    assert.equal(f.inserted.length, 0);
   });
 });
 

@@ -1,0 +1,1 @@
+DROP TABLE IF EXISTS {{database}}.audit_log_tiles {{on_cluster}};

@@ -1,0 +1,1 @@
+-- Nothing to undo: the copies live in audit_log_tiles, which 0042's down drops; audit_log_nodes was not changed.
