@@ -29,7 +29,7 @@ export interface Deletion extends DeletionRequest {
 
 const HOUR_MS = 3_600_000;
 /** The row tables a request erases: the ones the digests and the log cover. */
-const DELETE_SQL = ['deleteToolCallsOfRange', 'deleteWarningsOfRange', 'deleteSpansOfRange'] as const;
+const DELETE_SQL = ['delete_tool_calls_of_range', 'delete_warnings_of_range', 'delete_spans_of_range'] as const;
 
 export class DeletionError extends Error {}
 
@@ -137,7 +137,7 @@ export async function deletionsOverlapping(
   fromS: number,
   toS: number,
 ): Promise<Deletion[]> {
-  const found = await rows(ch, sqlFile('deletionsOfRange'), { db, tenant, from_s: fromS, to_s: toS }, DeletionRow);
+  const found = await rows(ch, sqlFile('deletions_of_range'), { db, tenant, from_s: fromS, to_s: toS }, DeletionRow);
   return found.map((r) => ({
     tenant: r.tenant,
     id: r.deletion_id,

@@ -46,8 +46,8 @@ export async function verifyChain(
 ): Promise<{ backfill: Backfill[]; chains: ChainHead[] }> {
   const { db, tenant } = range;
   const backfill: Backfill[] = [];
-  const chainRows = await rows(ch, sqlFile('chainRecords'), range, ChainRow);
-  const heads = await rows(ch, sqlFile('chainHeads'), { db, tenant }, HeadRow);
+  const chainRows = await rows(ch, sqlFile('chain_records'), range, ChainRow);
+  const heads = await rows(ch, sqlFile('chain_heads'), { db, tenant }, HeadRow);
   const headSeq = new Map(heads.map((x) => [`${x.tenant}\u0000${x.chain}`, Number(x.head_seq)]));
   const bySeq = new Map<string, ChainRecord[]>();
   for (const r of chainRows) push(bySeq, `${r.tenant}\u0000${r.chain}\u0000${r.seq_text}`, r);

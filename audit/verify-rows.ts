@@ -53,9 +53,9 @@ export interface LoggedBackfill {
 }
 
 const ROWS_SQL: Record<TableSpec['table'], string> = {
-  tool_calls: 'toolCallsOfHour',
-  tool_call_warnings: 'warningsOfHour',
-  spans: 'spansOfHour',
+  tool_calls: 'tool_calls_of_hour',
+  tool_call_warnings: 'warnings_of_hour',
+  spans: 'spans_of_hour',
 };
 
 /** The current entries of one (tenant, hour): (table, id) -> the hash of each stored copy. */
@@ -161,7 +161,7 @@ async function verifyHour(
 ): Promise<void> {
   const hour = Number(h.hour_s);
   const hourIso = isoOf(hour);
-  const records = await rows(ch, sqlFile('digestsOfHour'), { db, tenant: h.tenant, hour_s: hour }, DigestRow);
+  const records = await rows(ch, sqlFile('digests_of_hour'), { db, tenant: h.tenant, hour_s: hour }, DigestRow);
   counts.digestRecords += records.length;
   const expected = new Map<string, Expected>();
   for (const r of records) {
@@ -194,7 +194,7 @@ async function verifyHour(
   }
   // The log's entries, but for batches a digest record of the same chain already covers (copies of the same rows).
   const covered = new Set(records.map((r) => `${r.chain}\u0000${r.batch_id}`));
-  const runs = (await rows(ch, sqlFile('logRunsOfHour'), { db, tenant: h.tenant, hour_s: hour }, RunRow)).filter(
+  const runs = (await rows(ch, sqlFile('log_runs_of_hour'), { db, tenant: h.tenant, hour_s: hour }, RunRow)).filter(
     (r) => !covered.has(`${r.log}\u0000${r.batch_id}`),
   );
   const batches = new Map<string, LoggedBackfill>();

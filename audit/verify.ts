@@ -68,7 +68,7 @@ export async function verifyDigests(
     issues.push({ hour: null, table: null, row_id: null, chain: null, seq: null, batch_id: null, ...i });
 
   // ---- rows, hour by hour (verify-rows.ts), then the chain (verify-chain.ts)
-  const hours = await rows(ch, sqlFile('hoursInRange'), range, HourRow);
+  const hours = await rows(ch, sqlFile('hours_in_range'), range, HourRow);
   const now = options.now?.() ?? new Date();
   const policy = await expiryPolicy(ch, schema, { tenant, fromS, toS, now, verifiers: options.verifiers ?? [] });
   for (const i of policy.issues) issue(i);

@@ -60,7 +60,7 @@ export async function buildBundle(
     not_provable: [],
   };
   if (ids.length === 0) return bundle;
-  const query = sqlFile('toolCallsByIds').replaceAll('{{columns}}', selectList(TOOL_CALLS_SPEC));
+  const query = sqlFile('tool_calls_by_ids').replaceAll('{{columns}}', selectList(TOOL_CALLS_SPEC));
   const rs = await ch.query({ query, query_params: { db, tenant, ids }, format: 'JSONCompactEachRow' });
   const texts = new Map<string, string>();
   const idAt = columnIndex(TOOL_CALLS_SPEC, 'span_id');

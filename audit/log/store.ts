@@ -118,7 +118,7 @@ export class LogStore {
 
   /** The tree's size (its leaf hashes) and how many leaves have their data (fewer: some were deleted). */
   async head(id: LogId): Promise<{ size: number; leaves: number }> {
-    const [h] = await select(this.ch, 'logHead', { db: this.db, ...id }, HeadRow);
+    const [h] = await select(this.ch, 'log_head', { db: this.db, ...id }, HeadRow);
     return h ? { size: Number(h.size_text), leaves: Number(h.leaves_text) } : { size: 0, leaves: 0 };
   }
 
@@ -148,7 +148,7 @@ export class LogStore {
     if (wanted.length > 0) {
       const levels = [...new Set(wanted.map((t) => t.level))];
       const indices = [...new Set(wanted.map((t) => t.index))];
-      for (const r of await select(this.ch, 'logTiles', { db: this.db, ...id, levels, indices }, TileRow))
+      for (const r of await select(this.ch, 'log_tiles', { db: this.db, ...id, levels, indices }, TileRow))
         found.set(`${r.level}:${r.idx_text}`, Buffer.from(r.hashes_hex, 'hex'));
     }
     return (level, index) => found.get(`${level}:${index}`);
@@ -186,7 +186,7 @@ export class LogStore {
   /** The leaves standing for these rows of a tenant (every log, every copy). */
   async leavesOfRows(tenant: string, table: string, rowIds: readonly string[]) {
     if (rowIds.length === 0) return [];
-    const rows = await select(this.ch, 'logLeavesOfRows', { db: this.db, tenant, table, ids: rowIds }, LeafOfRow);
+    const rows = await select(this.ch, 'log_leaves_of_rows', { db: this.db, tenant, table, ids: rowIds }, LeafOfRow);
     return rows.map((r) => ({
       log: r.log,
       index: Number(r.idx_text),
@@ -203,7 +203,7 @@ export class LogStore {
   async leaves(id: LogId): Promise<{ count: number; entries: Buffer; leafHashes: Buffer }> {
     const entries: Buffer[] = [];
     let next = 0;
-    for (const r of await select(this.ch, 'logEntries', { db: this.db, ...id }, EntriesOfLogRow)) {
+    for (const r of await select(this.ch, 'log_entries', { db: this.db, ...id }, EntriesOfLogRow)) {
       if (Number(r.idx_text) !== next) break; // a gap: reported as leaf_gap; nothing past it can be folded
       const e = Buffer.from(r.entries_hex, 'hex');
       if (e.length !== 32 * r.width) break;
@@ -212,7 +212,7 @@ export class LogStore {
     }
     const hashes: Buffer[] = [];
     let tiled = 0;
-    for (const t of await select(this.ch, 'logLeafTiles', { db: this.db, ...id }, LeafTileRow)) {
+    for (const t of await select(this.ch, 'log_leaf_tiles', { db: this.db, ...id }, LeafTileRow)) {
       if (Number(t.idx_text) * 256 !== tiled) break;
       const h = Buffer.from(t.hashes_hex, 'hex');
       hashes.push(h);
@@ -228,11 +228,11 @@ export class LogStore {
   }
 
   async checkpoints(id: LogId, maxSize = 0): Promise<StoredCheckpoint[]> {
-    return select(this.ch, 'checkpointsOfLog', { db: this.db, ...id, max_size: maxSize }, CheckpointRow);
+    return select(this.ch, 'checkpoints_of_log', { db: this.db, ...id, max_size: maxSize }, CheckpointRow);
   }
 
   async logs(tenant = ''): Promise<LogId[]> {
-    return select(this.ch, 'logsOfTenant', { db: this.db, tenant }, LogRow);
+    return select(this.ch, 'logs_of_tenant', { db: this.db, tenant }, LogRow);
   }
 
   /**
