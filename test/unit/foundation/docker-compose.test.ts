@@ -64,6 +64,11 @@ test('the collector in compose requires tokens: no unauthenticated collector on 
   assert.match(String(env.TOOLTRAIL_COLLECTOR_TOKENS), /^\$\{TOOLTRAIL_COLLECTOR_TOKENS:\?/);
 });
 
+test('the ingest in compose requires a checkpoint key: the audit log it writes is signed', () => {
+  const env = compose.services.ingest?.environment ?? {};
+  assert.match(String(env.TOOLTRAIL_CHECKPOINT_KEY), /^\$\{TOOLTRAIL_CHECKPOINT_KEY:\?/);
+});
+
 test('every command the compose services run exists in the tooltrail CLI', async () => {
   const { spawnSync } = await import('node:child_process');
   const help = spawnSync(process.execPath, [resolve(import.meta.dirname, '../../../bin/tooltrail.js'), '--help'], {
