@@ -15,7 +15,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, normalize, relative } from 'node:path';
 import ts from 'typescript';
 
-const SHARED = ['contract', 'schema', 'platform'];
+export const SHARED = ['contract', 'schema', 'platform'];
 export const STAGES = [
   'instrumentation',
   'mcp-proxy',
