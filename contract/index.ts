@@ -8,3 +8,5 @@ export * from './codes.ts';
 export * from './envelope.ts';
 export * from './ids.ts';
 export * from './resource.ts';
+export * from './result-shapes.ts';
+export * from './tool-policy.ts';

@@ -3,8 +3,9 @@
  * problem at once with the exact key (the CLI maps its flags onto these keys).
  */
 
+import { DEFAULT_EVIDENCE_WINDOW, PolicyError, type PolicyFile } from '../contract/index.ts';
+import { loadPolicyFile } from '../platform/tool-policy-file.ts';
 import { GUARD_MODES, type GuardMode } from './guard-step.ts';
-import { DEFAULT_EVIDENCE_WINDOW, loadPolicyFile, PolicyError, type PolicyFile } from './policy.ts';
 
 export const DEFAULT_OTLP_ENDPOINT = 'http://127.0.0.1:4318/v1/traces';
 export const DEFAULT_LISTEN_HOST = '127.0.0.1';

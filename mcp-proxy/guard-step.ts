@@ -6,7 +6,7 @@
  * The package emits no span here (a sampler that records nothing): the proxy's own span carries the decision.
  */
 import { AlwaysOffSampler, TracerProvider } from '@opentelemetry/sdk-trace';
-import type { GuardDecision, MutationBasis, ToolResult } from '../contract/index.ts';
+import { type GuardDecision, type MutationBasis, type ToolResult, valueAt, valuesAt } from '../contract/index.ts';
 import {
   type CursorSelector,
   createTooltrail,
@@ -16,7 +16,6 @@ import {
   type Session,
   type TraversalState,
 } from '../instrumentation/index.ts';
-import { valueAt, valuesAt } from './policy.ts';
 
 export type GuardMode = 'enforce' | 'review' | 'observe';
 export const GUARD_MODES = ['enforce', 'review', 'observe'] as const;

@@ -8,10 +8,9 @@ import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Span, Tracer } from '@opentelemetry/api';
-import { McpAttr } from '../contract/index.ts';
+import { McpAttr, type PolicyFile, resolveEffect, type ToolAnnotations } from '../contract/index.ts';
 import { readCompleteness, readListCompleteness } from './completeness.ts';
 import type { GuardJudgement, GuardStep } from './guard-step.ts';
-import { type PolicyFile, resolveEffect, type ToolAnnotations } from './policy.ts';
 import { stoppedResult } from './refusal.ts';
 import type { Conversations } from './session.ts';
 import {

@@ -4,8 +4,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
+import { PolicyError, parsePolicy, resolveEffect, valuesAt } from '../../../contract/index.ts';
 import { loadMcpProxyConfig, McpProxyConfigError } from '../../../mcp-proxy/config.ts';
-import { PolicyError, parsePolicy, resolveEffect, valuesAt } from '../../../mcp-proxy/policy.ts';
 
 test('effect follows the annotations: read-only is a read, destructiveHint false is an unguarded mutation', () => {
   assert.deepEqual(resolveEffect(undefined, { readOnlyHint: true }), {

@@ -10,6 +10,7 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { z } from 'zod';
+import type { PolicyFile } from '../../../contract/index.ts';
 import {
   Attr,
   EXECUTE_TOOL,
@@ -20,7 +21,6 @@ import {
   OtelAttr,
 } from '../../../contract/index.ts';
 import { createGuardStep, type GuardMode } from '../../../mcp-proxy/guard-step.ts';
-import type { PolicyFile } from '../../../mcp-proxy/policy.ts';
 import { REVIEW_META_KEY } from '../../../mcp-proxy/refusal.ts';
 import { startRelay } from '../../../mcp-proxy/relay.ts';
 import { createConversations } from '../../../mcp-proxy/session.ts';

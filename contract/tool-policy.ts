@@ -1,12 +1,11 @@
 /**
- * The policy file: per tool, what the server's annotations do not say (or say wrongly): its effect, the resource
- * it covers, how to find the returned items and their ids, and for a mutation its basis and where its targets are
- * in the arguments. Validated once at start, every problem reported with its exact key.
+ * The tool policy file: per tool, what its annotations or its telemetry do not say (or say wrongly): its effect, the
+ * resource it covers, how to find the returned items and their ids, and for a mutation its basis and where its
+ * targets are in the arguments. Read by the MCP proxy and by the ingest (for tool spans of other emitters); validated
+ * once at start, every problem reported with its exact key. Loading the file: platform/tool-policy-file.ts.
  */
-import { readFileSync } from 'node:fs';
-import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { EFFECTS, type Effect, MUTATION_BASES, type MutationBasis } from '../contract/index.ts';
+import { EFFECTS, type Effect, MUTATION_BASES } from './codes.ts';
 
 /** A dotted path into arguments or a result: `entityNames`, `filter.ids`, `items.*.id` (`*` walks an array). */
 const PathSchema = z
@@ -73,24 +72,6 @@ export function parsePolicy(value: unknown, origin = 'policy'): PolicyFile {
       return `${key}: ${issue.message}`;
     }),
   );
-}
-
-export function loadPolicyFile(file: string): PolicyFile {
-  let text: string;
-  try {
-    text = readFileSync(file, 'utf8');
-  } catch (err) {
-    throw new PolicyError([`policy file ${file}: ${(err as Error).message}`]);
-  }
-  let value: unknown;
-  try {
-    value = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text);
-  } catch (err) {
-    throw new PolicyError([
-      `policy file ${file}: not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message}`,
-    ]);
-  }
-  return parsePolicy(value, file);
 }
 
 /** The annotations MCP defines for a tool (all hints; the spec's defaults apply when absent). */
@@ -161,5 +142,3 @@ export function valueAt(value: unknown, path: string): unknown {
   }
   return v;
 }
-
-export type { MutationBasis };
