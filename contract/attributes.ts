@@ -12,7 +12,7 @@ import {
  * Every stage imports these constants; no attribute literal appears anywhere else.
  * Documented in docs/semantic-conventions.md; bump SEMCONV_VERSION on any change.
  */
-export const SEMCONV_VERSION = '1.5.0' as const;
+export const SEMCONV_VERSION = '1.6.0' as const;
 
 /**
  * OpenTelemetry GenAI semantic conventions (open-telemetry/semantic-conventions-genai, development status) used on
@@ -109,6 +109,13 @@ export const Attr = {
   TRAVERSAL_PAGE: 'tooltrail.traversal.page',
   /** Why the traversal can no longer be complete, on the page where the emitter saw it break (`TRAVERSAL_BREAKS`). */
   TRAVERSAL_BREAK: 'tooltrail.traversal.break',
+  /**
+   * Set by the ingest, never by an emitter (since 1.6.0): the instrumentation whose tool span the pipeline recognised
+   * and normalised (`EMITTERS`: `openinference`, `openllmetry`, `ai-sdk`, `genai`, `mcp`).
+   */
+  EMITTER: 'tooltrail.emitter',
+  /** Set by the ingest (since 1.6.0): the attributes it derived on such a span (a tool policy, the result, an ancestor). */
+  INFERRED: 'tooltrail.inferred',
 } as const;
 
 export type AttrName = (typeof Attr)[keyof typeof Attr];
@@ -158,6 +165,8 @@ export const ATTRIBUTE_TYPES: Readonly<Record<AttrName, AttrValueType>> = {
   [Attr.TRAVERSAL_ID]: 'string',
   [Attr.TRAVERSAL_PAGE]: 'int',
   [Attr.TRAVERSAL_BREAK]: 'string',
+  [Attr.EMITTER]: 'string',
+  [Attr.INFERRED]: 'string[]',
 };
 
 /**
@@ -169,6 +178,8 @@ export const MAP_ONLY_ATTRIBUTES: ReadonlySet<AttrName> = new Set([
   Attr.TRAVERSAL_ID,
   Attr.TRAVERSAL_PAGE,
   Attr.TRAVERSAL_BREAK,
+  Attr.EMITTER,
+  Attr.INFERRED,
 ]);
 
 /** Allowed values of the enumerated string attributes, for validation at every stage. */

@@ -119,6 +119,13 @@ export interface IngestConfig {
    * client's re-send and is not stored again (docs/exactly-once.md, "Re-sent requests"). 0 turns it off.
    */
   dedupWindow: number;
+  /** Tool spans of other emitters (ingest/emitters/): how they are judged. */
+  emitters: {
+    /** The tool policy file (YAML or JSON, the MCP proxy's format): effect, resource, items and targets per tool. */
+    policyFile?: string;
+    /** Key of the HMAC-SHA256 kept in place of their raw arguments and results (absent: nothing is kept of them). */
+    payloadHashKey?: Secret;
+  };
 }
 
 export function defaultIngestConfig(env: NodeJS.ProcessEnv = process.env): IngestConfig {
@@ -157,6 +164,7 @@ export function defaultIngestConfig(env: NodeJS.ProcessEnv = process.env): Inges
     shutdownGraceMs: DEFAULT_SHUTDOWN_GRACE_MS,
     auditDigests: true,
     dedupWindow: DEFAULT_DEDUP_WINDOW,
+    emitters: {},
   };
 }
 
@@ -209,6 +217,13 @@ export const IngestConfigSchema = z
     shutdownGraceMs: positive,
     auditDigests: z.boolean(),
     dedupWindow: z.number().int().min(0).max(10_000_000),
+    emitters: z.object({
+      policyFile: z.string().min(1).optional(),
+      payloadHashKey: z
+        .instanceof(Secret)
+        .refine((k) => k.reveal().length >= 16, 'must be at least 16 characters')
+        .optional(),
+    }),
   })
   .superRefine((c, ctx) => {
     for (const issue of kafkaSecurityIssues(c.kafka, (field) => `ingest.kafka.${field}`)) {
@@ -253,6 +268,8 @@ export interface IngestOverrides {
   sessionTimeoutMs?: number;
   auditDigests?: boolean;
   dedupWindow?: number;
+  policyFile?: string;
+  payloadHashKey?: string;
 }
 
 const num = z.coerce.number().int();
@@ -271,6 +288,8 @@ const EnvSchema = z.object({
   TOOLTRAIL_INGEST_SESSION_TIMEOUT_MS: num.optional(),
   TOOLTRAIL_INGEST_AUDIT_DIGESTS: z.enum(['true', 'false']).optional(),
   TOOLTRAIL_INGEST_DEDUP_WINDOW: num.optional(),
+  TOOLTRAIL_INGEST_POLICY_FILE: z.string().optional(),
+  TOOLTRAIL_PAYLOAD_HASH_KEY: z.string().optional(),
 });
 
 export function overridesFromEnv(env: NodeJS.ProcessEnv = process.env): IngestOverrides {
@@ -296,6 +315,8 @@ export function overridesFromEnv(env: NodeJS.ProcessEnv = process.env): IngestOv
   if (e.TOOLTRAIL_INGEST_SESSION_TIMEOUT_MS !== undefined) o.sessionTimeoutMs = e.TOOLTRAIL_INGEST_SESSION_TIMEOUT_MS;
   if (e.TOOLTRAIL_INGEST_AUDIT_DIGESTS !== undefined) o.auditDigests = e.TOOLTRAIL_INGEST_AUDIT_DIGESTS === 'true';
   if (e.TOOLTRAIL_INGEST_DEDUP_WINDOW !== undefined) o.dedupWindow = e.TOOLTRAIL_INGEST_DEDUP_WINDOW;
+  if (e.TOOLTRAIL_INGEST_POLICY_FILE) o.policyFile = e.TOOLTRAIL_INGEST_POLICY_FILE;
+  if (e.TOOLTRAIL_PAYLOAD_HASH_KEY) o.payloadHashKey = e.TOOLTRAIL_PAYLOAD_HASH_KEY;
   return o;
 }
 
@@ -304,6 +325,7 @@ export function applyOverrides(base: IngestConfig, o: IngestOverrides): IngestCo
   // structuredClone copies no class instance: the secrets are carried over as they are.
   c.clickhouse.password = base.clickhouse.password;
   c.kafka.sasl.password = base.kafka.sasl.password;
+  if (base.emitters.payloadHashKey !== undefined) c.emitters.payloadHashKey = base.emitters.payloadHashKey;
   if (o.topic !== undefined) c.kafka.topic = o.topic;
   if (o.groupId !== undefined) c.kafka.groupId = o.groupId;
   if (o.deadLetterTopic !== undefined) c.kafka.deadLetterTopic = o.deadLetterTopic;
@@ -319,6 +341,8 @@ export function applyOverrides(base: IngestConfig, o: IngestOverrides): IngestCo
   if (o.metricsHost !== undefined) c.metrics.host = o.metricsHost;
   if (o.auditDigests !== undefined) c.auditDigests = o.auditDigests;
   if (o.dedupWindow !== undefined) c.dedupWindow = o.dedupWindow;
+  if (o.policyFile !== undefined) c.emitters.policyFile = o.policyFile;
+  if (o.payloadHashKey !== undefined) c.emitters.payloadHashKey = new Secret(o.payloadHashKey);
   return c;
 }
 

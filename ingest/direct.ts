@@ -16,6 +16,7 @@ import { pingClickHouse } from '../platform/clickhouse.ts';
 import type { ExportTraceServiceRequest } from '../platform/otlp/index.ts';
 import type { Rows } from '../schema/rows.ts';
 import type { BatchStoredHook } from './batch-stored.ts';
+import type { EmitterOptions } from './emitters/normalize.ts';
 import { flatten } from './flatten.ts';
 import type { IngestMetrics } from './metrics.ts';
 import { createClickHouseWriter, type RowWriter } from './writer.ts';
@@ -62,6 +63,8 @@ export interface DirectSinkOptions {
   retryAfterSeconds?: number;
   /** Closes the ClickHouse client on `close()` (when the sink owns it). */
   ownsClient?: boolean;
+  /** How tool spans of other emitters are judged (ingest/emitters/). */
+  emitters?: EmitterOptions;
 }
 
 export class DirectSink {
@@ -83,7 +86,10 @@ export class DirectSink {
    * thrown: the valid ones are stored, and a retry would fail the same way forever.
    */
   async write(request: ExportTraceServiceRequest, context: DirectSinkContext): Promise<void> {
-    const rows = flatten(request, { tenant: context.tenant });
+    const rows = flatten(request, {
+      tenant: context.tenant,
+      ...(this.options.emitters ? { emitters: this.options.emitters } : {}),
+    });
     if (rows.rejected.length > 0) {
       for (const r of rows.rejected) this.options.metrics?.spansRejected.inc({ reason: r.reason });
       diag.warn(`tooltrail ingest: ${rows.rejected.length} span(s) not stored (${rows.rejected[0]?.reason})`);

@@ -1,6 +1,6 @@
 /**
  * ExportTraceServiceRequest -> table rows. A tool span (`gen_ai.operation.name` = `execute_tool`, or recognised by
- * what it carries: contract/attribute-values.ts) becomes one `tool_calls` row plus one `tool_call_warnings` row per
+ * what it carries: contract/attribute-values.ts; another emitter's, normalised by ingest/emitters/) becomes one `tool_calls` row plus one `tool_call_warnings` row per
  * `tooltrail.warning` event and per contract problem it was stored with (a malformed contract attribute, an
  * inferred tool span: the pipeline warning codes); every other span becomes one `spans` row (otel_traces-shaped). Pure and deterministic: the same request always gives the same rows in the same
  * order, which the exactly-once deduplication tokens rely on.
@@ -36,6 +36,9 @@ import type {
 } from '../platform/otlp/index.ts';
 import type { NanoTime, Rows, SpanRow, StringMap, ToolCallRow, WarningRow } from '../schema/rows.ts';
 import { emptyRows } from '../schema/rows.ts';
+import { type EmitterOptions, normalizeToolSpan } from './emitters/normalize.ts';
+import { recognizeEmitter } from './emitters/recognize.ts';
+import { AncestorSessions } from './emitters/session.ts';
 
 export const REJECT_REASONS = ['missing_tenant', 'invalid_tenant', 'invalid_trace_id', 'invalid_span_id'] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
@@ -60,6 +63,8 @@ export interface FlattenOptions {
    * Collector). Unset: such spans are rejected with `missing_tenant`, never guessed.
    */
   defaultTenant?: string;
+  /** How tool spans of other emitters (OpenInference, OpenLLMetry, the AI SDK, GenAI, MCP) are judged. */
+  emitters?: EmitterOptions;
 }
 
 const SPAN_KINDS = ['Unspecified', 'Internal', 'Server', 'Client', 'Producer', 'Consumer'];
@@ -538,6 +543,7 @@ export function flattenInto(
   options: FlattenOptions = {},
 ): void {
   const resourceSpans: ResourceSpans[] = request.resourceSpans ?? [];
+  let ancestors: AncestorSessions | undefined;
   for (let r = 0; r < resourceSpans.length; r++) {
     const rs = resourceSpans[r]!;
     const resourceAttrs = rs.resource?.attributes;
@@ -584,6 +590,13 @@ export function flattenInto(
           startTime: nanoTime(startNs),
           endTime: nanoTime(endNs),
         };
+        const emitter = recognizeEmitter(span.attributes);
+        if (emitter !== undefined) {
+          ancestors ??= new AncestorSessions(request);
+          const attributes = normalizeToolSpan(span, emitter, ancestors, options.emitters ?? {});
+          toolCallRow({ ...span, attributes }, ctx, common, out, undefined);
+          continue;
+        }
         const tool = recognizeToolSpan(span.attributes);
         if (tool.kind === 'other') spanRow(span, ctx, common, out);
         else

@@ -15,6 +15,7 @@ import { createBatchLog } from './batch-log.ts';
 import type { BatchStoredHook } from './batch-stored.ts';
 import type { IngestConfig } from './config.ts';
 import { IngestLoop } from './consumer.ts';
+import { emitterOptions } from './emitters/options.ts';
 import { IngestMetrics } from './metrics.ts';
 import { createClickHouseWriter } from './writer.ts';
 
@@ -38,6 +39,7 @@ export interface StartIngestOptions {
 
 export async function startIngest(config: IngestConfig, options: StartIngestOptions = {}): Promise<RunningIngest> {
   const log = options.log ?? ((m: string) => console.error(`tooltrail ingest: ${m}`));
+  const emitters = emitterOptions(config.emitters);
   const metrics = new IngestMetrics();
   const kafka = createKafkaClient({
     brokers: config.kafka.brokers,
@@ -81,7 +83,7 @@ export async function startIngest(config: IngestConfig, options: StartIngestOpti
     limits: { maxRows: config.batch.maxRows, maxBytes: config.batch.maxBytes },
     backoff: { initialMs: config.retry.initialBackoffMs, maxMs: config.retry.maxBackoffMs },
     dedupWindow: config.dedupWindow,
-    flatten: config.defaultTenant ? { defaultTenant: config.defaultTenant } : {},
+    flatten: { ...(config.defaultTenant ? { defaultTenant: config.defaultTenant } : {}), emitters },
     log,
   });
 

@@ -26,6 +26,7 @@ import {
 } from '../../collector/index.ts';
 import { applyOverrides, defaultIngestConfig, overridesFromEnv, validateIngestConfig } from '../../ingest/config.ts';
 import { DirectSink } from '../../ingest/direct.ts';
+import { emitterOptions } from '../../ingest/emitters/options.ts';
 import { type RunningIngest, startIngest } from '../../ingest/service.ts';
 import { type ClickHouseClient, clickHouseOf } from '../../platform/clickhouse.ts';
 import { type SchemaConfig, SchemaConfigSchema } from '../../schema/config.ts';
@@ -52,6 +53,8 @@ export interface StackOptions {
    * it runs without tokens, else none (such spans are dead-lettered).
    */
   defaultTenant?: string;
+  /** The tool policy file for tool spans of other emitters (ingest/emitters/; `--policy`, TOOLTRAIL_INGEST_POLICY_FILE). */
+  policyFile?: string;
   /** Seconds between evaluator runs. */
   evaluateEverySeconds: number;
   /** Where pages go when no Alertmanager is configured or running. */
@@ -134,7 +137,10 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       else if (o.env.TOOLTRAIL_COLLECTOR_TOPIC) collectorConfig.kafka.topic = o.env.TOOLTRAIL_COLLECTOR_TOPIC;
       validateCollectorConfig(collectorConfig);
       // The ingest's environment (TOOLTRAIL_INGEST_*) counts here as for `tooltrail ingest`.
-      const ingestConfig = applyOverrides(defaultIngestConfig(o.env), overridesFromEnv(o.env));
+      const ingestConfig = applyOverrides(defaultIngestConfig(o.env), {
+        ...overridesFromEnv(o.env),
+        ...(o.policyFile !== undefined ? { policyFile: o.policyFile } : {}),
+      });
       ingestConfig.kafka.brokers = o.services.kafka.brokers;
       ingestConfig.kafka.topic = collectorConfig.kafka.topic;
       if (o.kafka) ingestConfig.kafka.groupId = o.kafka.groupId;
@@ -160,7 +166,14 @@ export async function startStack(o: StackOptions): Promise<Stack> {
       collector = await createCollector(collectorConfig, { notify: (l) => o.log(l), quiet: true });
     } else {
       validateCollectorConfig(collectorConfig);
+      const fromEnv = validateIngestConfig(
+        applyOverrides(defaultIngestConfig(o.env), {
+          ...overridesFromEnv(o.env),
+          ...(o.policyFile !== undefined ? { policyFile: o.policyFile } : {}),
+        }),
+      );
       const direct = new DirectSink({
+        emitters: emitterOptions(fromEnv.emitters),
         ch,
         url: o.services.clickhouse.url,
         database: o.schema.database,

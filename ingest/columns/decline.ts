@@ -25,6 +25,8 @@ export const DECLINE_REASONS = [
   'flagged_attribute',
   /** A tool call recognised only by what it carries, not by its operation (flatten decides it). */
   'tool_call_shape',
+  /** Another emitter's tool span (OpenInference, OpenLLMetry, AI SDK, MCP, GenAI without tooltrail attributes). */
+  'emitter_tool_span',
 ] as const;
 export type DeclineReason = (typeof DECLINE_REASONS)[number];
 

@@ -26,13 +26,12 @@ import { SP as SP$, TC as TC$, W as W$ } from './layout.ts';
 import { allowedValue as allowedValue$, same as same$, source as sourceImport } from './source.ts';
 import type { Stream } from './stream.ts';
 import {
-  H_OPERATION as H_OPERATION$,
+  EMITTER_MARKS as EMITTER_MARKS$,
   K_CODE as K_CODE$,
   K_COMPLETE as K_COMPLETE$,
   K_ITEM_COUNT as K_ITEM_COUNT$,
   K_MESSAGE as K_MESSAGE$,
   K_OPERATION_KIND as K_OPERATION_KIND$,
-  K_OPERATION as K_OPERATION$,
   K_SEQUENCE as K_SEQUENCE$,
   K_SOURCE as K_SOURCE$,
   K_STRING as K_STRING$,
@@ -46,7 +45,9 @@ import {
   STATUS_CODES as STATUS_CODES$,
   STRING_COLUMNS as STRING_COLUMNS$,
   STRINGS_COLUMNS as STRINGS_COLUMNS$,
+  T_OPERATION as T_OPERATION$,
   T_TOOL_NAME as T_TOOL_NAME$,
+  TOOL_SHAPE_BY_HASH as TOOL_SHAPE_BY_HASH$,
   TYPED_ALLOWED as TYPED_ALLOWED$,
   TYPED_BY_HASH as TYPED_BY_HASH$,
   TYPED_CONTRACT as TYPED_CONTRACT$,
@@ -82,12 +83,11 @@ const W = W$;
 const allowedValue = allowedValue$;
 const same = same$;
 const source = sourceImport;
-const H_OPERATION = H_OPERATION$;
+const EMITTER_MARKS = EMITTER_MARKS$;
 const K_CODE = K_CODE$;
 const K_COMPLETE = K_COMPLETE$;
 const K_ITEM_COUNT = K_ITEM_COUNT$;
 const K_MESSAGE = K_MESSAGE$;
-const K_OPERATION = K_OPERATION$;
 const K_OPERATION_KIND = K_OPERATION_KIND$;
 const K_SEQUENCE = K_SEQUENCE$;
 const K_SOURCE = K_SOURCE$;
@@ -102,7 +102,9 @@ const SPAN_KINDS = SPAN_KINDS$;
 const STATUS_CODES = STATUS_CODES$;
 const STRING_COLUMNS = STRING_COLUMNS$;
 const STRINGS_COLUMNS = STRINGS_COLUMNS$;
+const T_OPERATION = T_OPERATION$;
 const T_TOOL_NAME = T_TOOL_NAME$;
+const TOOL_SHAPE_BY_HASH = TOOL_SHAPE_BY_HASH$;
 const TYPED_ALLOWED = TYPED_ALLOWED$;
 const TYPED_BY_HASH = TYPED_BY_HASH$;
 const TYPED_CONTRACT = TYPED_CONTRACT$;
@@ -158,10 +160,13 @@ export function writeToolCall(
   let targetCount = -1;
   let sequence = -1;
   let extras = 0;
+  // An execute_tool span without any contract attribute is another emitter's: flatten normalises it.
+  let contract = false;
   for (let i = span.attrFrom; i < span.attrTo; i++) {
     let typed = TYPED_BY_HASH.get(slots.hash[i]!) ?? -1;
     if (typed >= 0 && !same(slots.key[i]!, slots.keyLen[i]!, TYPED_KEYS[typed]!)) typed = -1;
     if (typed >= 0) {
+      if (TYPED_CONTRACT[typed] !== 0) contract = true;
       const kind = slots.kind[i];
       switch (TYPED_KIND[typed]) {
         case K_OPERATION_KIND:
@@ -213,13 +218,14 @@ export function writeToolCall(
     } else {
       // A map-only contract attribute of another kind or value is stored flagged: flatten's.
       const rule = MAP_ONLY_BY_HASH.get(slots.hash[i]!);
-      if (
-        rule !== undefined &&
-        same(slots.key[i]!, slots.keyLen[i]!, rule.key) &&
-        (slots.kind[i] !== rule.kind ||
-          (rule.allowed !== undefined && !allowedValue(rule.allowed, slots.a[i]!, slots.b[i]!)))
-      ) {
-        decline('flagged_attribute');
+      if (rule !== undefined && same(slots.key[i]!, slots.keyLen[i]!, rule.key)) {
+        contract = true;
+        if (
+          slots.kind[i] !== rule.kind ||
+          (rule.allowed !== undefined && !allowedValue(rule.allowed, slots.a[i]!, slots.b[i]!))
+        ) {
+          decline('flagged_attribute');
+        }
       }
     }
     if (extras === extra.length) {
@@ -229,6 +235,7 @@ export function writeToolCall(
     }
     extra[extras++] = i;
   }
+  if (!contract) decline('emitter_tool_span');
 
   st[TC.tenant]!.encoded(res.tenant);
   st[TC.start_time]!.raw8(source.buf, span.start);
@@ -344,23 +351,32 @@ export function writeSpan(
 
 /**
  * Whether the span is an execute_tool span. One that is a tool call only by what it carries (a contract attribute,
- * or a tool name without an operation name: contract/attribute-values.ts) is stored flagged: general path.
+ * or a tool name without an operation name: contract/attribute-values.ts), or another emitter's tool span (an
+ * OpenInference or OpenLLMetry tool kind, an AI SDK tool call, an MCP `tools/call`), takes the general path.
  */
 export function isToolSpan(): boolean {
   let operation = false;
   let toolName = false;
   let contract = false;
   for (let i = span.attrFrom; i < span.attrTo; i++) {
-    const h = slots.hash[i]!;
-    if (h === H_OPERATION && same(slots.key[i]!, slots.keyLen[i]!, K_OPERATION)) {
-      if (slots.kind[i] === V_STRING && same(slots.a[i]!, slots.b[i]!, V_EXECUTE_TOOL)) return true;
-      operation = true;
+    const code = TOOL_SHAPE_BY_HASH.get(slots.hash[i]!);
+    if (code === undefined) continue;
+    if (code < 0) {
+      const mark = EMITTER_MARKS[-1 - code]!;
+      if (
+        same(slots.key[i]!, slots.keyLen[i]!, mark.key) &&
+        (mark.value === undefined || (slots.kind[i] === V_STRING && same(slots.a[i]!, slots.b[i]!, mark.value)))
+      ) {
+        decline('emitter_tool_span');
+      }
       continue;
     }
-    const typed = TYPED_BY_HASH.get(h);
-    if (typed === undefined || !same(slots.key[i]!, slots.keyLen[i]!, TYPED_KEYS[typed]!)) continue;
-    if (typed === T_TOOL_NAME) toolName = true;
-    else if (TYPED_CONTRACT[typed] === 2) contract = true;
+    if (!same(slots.key[i]!, slots.keyLen[i]!, TYPED_KEYS[code]!)) continue;
+    if (code === T_OPERATION) {
+      if (slots.kind[i] === V_STRING && same(slots.a[i]!, slots.b[i]!, V_EXECUTE_TOOL)) return true;
+      operation = true;
+    } else if (code === T_TOOL_NAME) toolName = true;
+    else if (TYPED_CONTRACT[code] === 2) contract = true;
   }
   if (contract || (toolName && !operation)) decline('tool_call_shape');
   return false;

@@ -4,6 +4,7 @@
  */
 import { Buffer } from 'node:buffer';
 import {
+  AiSdk as AiSdk$,
   ATTRIBUTE_TYPES as ATTRIBUTE_TYPES$,
   Attr as Attr$,
   type AttrName,
@@ -13,7 +14,11 @@ import {
   GenAi as GenAi$,
   isJudgedContractKey as isJudgedContractKey$,
   MAP_ONLY_ATTRIBUTES as MAP_ONLY_ATTRIBUTES$,
+  MCP_TOOLS_CALL as MCP_TOOLS_CALL$,
+  McpAttr as McpAttr$,
   marksToolSpan as marksToolSpan$,
+  OpenInference as OpenInference$,
+  OpenLLMetry as OpenLLMetry$,
   OtelResource as OtelResource$,
   WarningEvent as WarningEvent$,
 } from '../../contract/index.ts';
@@ -32,7 +37,12 @@ const ATTRIBUTE_TYPES = ATTRIBUTE_TYPES$;
 const Attr = Attr$;
 const ENUM_VALUES = ENUM_VALUES$;
 const EXECUTE_TOOL = EXECUTE_TOOL$;
+const AiSdk = AiSdk$;
 const GenAi = GenAi$;
+const MCP_TOOLS_CALL = MCP_TOOLS_CALL$;
+const McpAttr = McpAttr$;
+const OpenInference = OpenInference$;
+const OpenLLMetry = OpenLLMetry$;
 const isJudgedContractKey = isJudgedContractKey$;
 const MAP_ONLY_ATTRIBUTES = MAP_ONLY_ATTRIBUTES$;
 const marksToolSpan = marksToolSpan$;
@@ -90,7 +100,6 @@ for (const i of TYPED_IDS) {
   if (TYPED_BY_HASH.has(h)) throw new Error('ingest/columns: typed keys share a hash');
   TYPED_BY_HASH.set(h, i);
 }
-export const H_OPERATION = keyHash(Buffer.from(GenAi.OPERATION_NAME));
 const STRING_COLUMN_SLOT = new Map(STRING_COLUMNS.map((s, i) => [s, i]));
 const STRINGS_COLUMN_SLOT = new Map(STRINGS_COLUMNS.map((s, i) => [s, i]));
 export const K_OPERATION_KIND = 0;
@@ -159,13 +168,34 @@ for (const k of MAP_ONLY_ATTRIBUTES) {
     allowed: ENUM_VALUES[k]?.map((v) => Buffer.from(v, 'utf8')),
   });
 }
+/**
+ * Another emitter's tool-span marks (ingest/emitters/recognize.ts): the key, and the string value that makes the span
+ * a tool call (undefined: the key's presence does). Such a span takes the general path, which normalises it.
+ */
+export interface EmitterMark {
+  key: Buffer;
+  value: Buffer | undefined;
+}
+export const EMITTER_MARKS: readonly EmitterMark[] = [
+  [OpenInference.SPAN_KIND, OpenInference.TOOL],
+  [OpenLLMetry.SPAN_KIND, OpenLLMetry.TOOL],
+  [AiSdk.TOOL_NAME, undefined],
+  [McpAttr.METHOD_NAME, MCP_TOOLS_CALL],
+].map(([k, v]) => ({ key: Buffer.from(k as string), value: v === undefined ? undefined : Buffer.from(v) }));
+/** isToolSpan's one lookup per attribute: a typed key's index (>= 0), or -1 - i for EMITTER_MARKS[i]. */
+export const TOOL_SHAPE_BY_HASH = new Map<number, number>(TYPED_BY_HASH);
+EMITTER_MARKS.forEach((m, i) => {
+  const h = keyHash(m.key);
+  if (TOOL_SHAPE_BY_HASH.has(h)) throw new Error('ingest/columns: an emitter mark shares a hash with a typed key');
+  TOOL_SHAPE_BY_HASH.set(h, -1 - i);
+});
+export const T_OPERATION = TYPED.findIndex(([k]) => k === GenAi.OPERATION_NAME);
 export const SLOT_TOOL_NAME = STRING_COLUMN_SLOT.get(TOOL_CALLS.s('tool_name'))!;
 export const SLOT_AGENT_NAME = STRING_COLUMN_SLOT.get(TOOL_CALLS.s('agent_name'))!;
 export const SLOT_SESSION_ID = STRING_COLUMN_SLOT.get(TOOL_CALLS.s('session_id'))!;
 
 export const K_TENANT = Buffer.from(Attr.TENANT);
 export const K_SERVICE = Buffer.from(OtelResource.SERVICE_NAME);
-export const K_OPERATION = Buffer.from(GenAi.OPERATION_NAME);
 export const V_EXECUTE_TOOL = Buffer.from(EXECUTE_TOOL);
 export const WARNING_EVENT = Buffer.from(WarningEvent.NAME);
 export const K_CODE = Buffer.from(WarningEvent.CODE);

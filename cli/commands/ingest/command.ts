@@ -29,5 +29,9 @@ export function registerIngestCommand(program: Command): void {
       '--no-audit-digests',
       'do not record tamper-evidence digests; verify then reports these rows as added (env TOOLTRAIL_INGEST_AUDIT_DIGESTS=false)',
     )
+    .option(
+      '--policy <file>',
+      'tool policy file (YAML/JSON) for tool spans of other emitters: effect, resource, items, targets per tool (docs/emitters/; env TOOLTRAIL_INGEST_POLICY_FILE)',
+    )
     .action(async (flags: IngestFlags) => (await run()).ingest(flags));
 }

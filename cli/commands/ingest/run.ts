@@ -16,6 +16,7 @@ export interface IngestFlags {
   metricsPort?: number;
   /** Commander's negatable `--no-audit-digests`: false when given, else true (then the environment decides). */
   auditDigests?: boolean;
+  policy?: string;
 }
 
 /** `tooltrail ingest`: its flags over the environment's TOOLTRAIL_INGEST_* (ingest/config.ts). */
@@ -31,6 +32,7 @@ export function ingest(f: IngestFlags): Promise<void> {
     ...(f.defaultTenant !== undefined ? { defaultTenant: f.defaultTenant } : {}),
     ...(f.metricsPort !== undefined ? { metricsPort: f.metricsPort } : {}),
     ...(f.auditDigests === false ? { auditDigests: false } : {}),
+    ...(f.policy !== undefined ? { policyFile: f.policy } : {}),
   };
   return runIngest(overrides);
 }

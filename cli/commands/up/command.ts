@@ -32,5 +32,9 @@ export function registerUpCommand(program: Command): void {
       '--default-tenant <name>',
       "with --kafka: tenant for spans in Kafka without tooltrail.tenant (env TOOLTRAIL_INGEST_DEFAULT_TENANT; default: the collector's no-auth tenant without tokens, else none: dead-lettered)",
     )
+    .option(
+      '--policy <file>',
+      'tool policy file (YAML/JSON) for tool spans of other emitters: effect, resource, items, targets per tool (docs/emitters/; env TOOLTRAIL_INGEST_POLICY_FILE)',
+    )
     .action(async (flags: UpFlags) => (await run()).up(flags));
 }

@@ -1,8 +1,9 @@
 /** What `tooltrail up` does (declared in command.ts, loaded when it runs). */
 import { readFileSync } from 'node:fs';
 import { TOKENS_ENV } from '../../../collector/endpoint.ts';
-import { isValidTenant, TENANT_RULE } from '../../../contract/index.ts';
+import { isValidTenant, PolicyError, TENANT_RULE } from '../../../contract/index.ts';
 import { parseTokenList, TokenConfigError } from '../../../platform/auth/tokens.ts';
+import { loadPolicyFile } from '../../../platform/tool-policy-file.ts';
 import { schemaConfigFromEnv } from '../../../schema/config.ts';
 import { loadServicesConfig } from '../../../services/config.ts';
 import { defaultPagesFile, startStack } from '../../stack/stack.ts';
@@ -15,6 +16,7 @@ export interface UpFlags {
   tokensFile?: string;
   evaluateEvery: number;
   defaultTenant?: string;
+  policy?: string;
 }
 
 /** `tooltrail up`: until SIGINT or SIGTERM; a bad token or tenant is refused (exit code 2) before anything starts. */
@@ -40,6 +42,16 @@ export async function up(flags: UpFlags): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  if (flags.policy !== undefined) {
+    try {
+      loadPolicyFile(flags.policy);
+    } catch (err) {
+      if (!(err instanceof PolicyError)) throw err;
+      console.error(`tooltrail up: --policy: ${err.message}`);
+      process.exitCode = 2;
+      return;
+    }
+  }
   const log = (line: string) => console.log(line);
   if (tokens.length === 0)
     log(`collector    no tokens configured: running WITHOUT AUTH, loopback only (set --tokens or ${TOKENS_ENV})`);
@@ -50,6 +62,7 @@ export async function up(flags: UpFlags): Promise<void> {
     collector: { host: flags.host, port: flags.port, tokens },
     evaluateEverySeconds: flags.evaluateEvery,
     ...(flags.defaultTenant !== undefined ? { defaultTenant: flags.defaultTenant } : {}),
+    ...(flags.policy !== undefined ? { policyFile: flags.policy } : {}),
     pagesFile: defaultPagesFile(services),
     env: process.env,
     log,

@@ -1,0 +1,199 @@
+/**
+ * Another emitter's tool span as a tooltrail tool span: the contract's attributes derived from what the emitter
+ * recorded, so that every later stage (columns, detectors, reconstruction) reads it as it reads ours.
+ * - tool name, call id, session: from the emitter's keys (contract/emitters.ts), the session else from an ancestor;
+ * - effect, resource, basis, targets: from the tool policy given to the pipeline, never guessed from names;
+ * - completeness: from the recorded result, by the shape readers the MCP proxy uses (contract/result-shapes.ts);
+ *   nothing recorded, or a text cut by the emitter, stays unknown;
+ * - the raw arguments and result are not kept: an HMAC-SHA256 of each when a key is configured, else nothing.
+ * Every derived attribute is named in `tooltrail.inferred`; `tooltrail.emitter` names the emitter.
+ */
+import { createHmac } from 'node:crypto';
+import {
+  Attr,
+  type EmitterShape,
+  EXECUTE_TOOL,
+  GenAi,
+  PAYLOAD_KEYS,
+  type PolicyFile,
+  readResultShapes,
+  type ToolPolicy,
+  valuesAt,
+} from '../../contract/index.ts';
+import { type AnyValue, bytesToHex, int64ToString, type KeyValue, type Span } from '../../platform/otlp/index.ts';
+import { readRecorded } from './payload.ts';
+import { type AncestorSessions, ownSession } from './session.ts';
+
+export interface EmitterOptions {
+  /** The tool policy file (`tooltrail up --policy`, TOOLTRAIL_INGEST_POLICY): effect, resource, items, targets. */
+  policy?: PolicyFile;
+  /** Key of the HMAC-SHA256 kept in place of the raw arguments and result; without one they are dropped. */
+  payloadHashKey?: string;
+}
+
+/** The attributes the row is built from, replacing the emitter's own. */
+const REPLACED: ReadonlySet<string> = new Set([
+  GenAi.OPERATION_NAME,
+  GenAi.TOOL_NAME,
+  GenAi.TOOL_CALL_ID,
+  GenAi.CONVERSATION_ID,
+  ...PAYLOAD_KEYS,
+]);
+
+const STATUS_ERROR = 2;
+
+export function normalizeToolSpan(
+  span: Span,
+  shape: EmitterShape,
+  ancestors: AncestorSessions,
+  options: EmitterOptions,
+): KeyValue[] {
+  const attrs = span.attributes ?? [];
+  const inferred: string[] = [];
+  const out: KeyValue[] = [];
+  for (const kv of attrs) if (kv.key != null && !REPLACED.has(kv.key)) out.push(kv);
+  out.push(str(GenAi.OPERATION_NAME, EXECUTE_TOOL));
+
+  const toolName = first(attrs, shape.toolName) ?? fromSpanName(span.name ?? '', shape);
+  if (toolName !== undefined) {
+    out.push(str(GenAi.TOOL_NAME, toolName));
+    if (textOf(attrs, GenAi.TOOL_NAME) !== toolName) inferred.push(GenAi.TOOL_NAME);
+  }
+  const callId = first(attrs, shape.callId);
+  if (callId !== undefined) out.push(str(GenAi.TOOL_CALL_ID, callId));
+  const own = ownSession(attrs);
+  const session = own?.value ?? ancestors.find(bytesToHex(span.parentSpanId));
+  if (session !== undefined) {
+    out.push(str(GenAi.CONVERSATION_ID, session));
+    if (own?.key !== GenAi.CONVERSATION_ID) inferred.push(GenAi.CONVERSATION_ID);
+  }
+
+  const policy = toolName === undefined ? undefined : options.policy?.tools[toolName];
+  const argsText = first(attrs, shape.arguments);
+  const resultText = first(attrs, shape.result);
+  const effect = policy?.effect;
+  if (effect !== undefined) {
+    out.push(str(Attr.EFFECT, effect));
+    inferred.push(Attr.EFFECT);
+  }
+  if (policy?.resource !== undefined) {
+    out.push(str(Attr.SCOPE_RESOURCE, policy.resource));
+    inferred.push(Attr.SCOPE_RESOURCE);
+  }
+  if (effect === 'mutation') mutation(out, inferred, policy, argsText);
+  else completeness(out, inferred, span, policy, resultText);
+
+  const key = options.payloadHashKey;
+  if (key !== undefined && argsText !== undefined) out.push(str(GenAi.TOOL_CALL_ARGUMENTS, hmac(key, argsText)));
+  if (key !== undefined && resultText !== undefined) out.push(str(GenAi.TOOL_CALL_RESULT, hmac(key, resultText)));
+  out.push(str(Attr.EMITTER, shape.name));
+  out.push({ key: Attr.INFERRED, value: strings(inferred) });
+  return out;
+}
+
+/** A mutation's basis and target count, from its policy and the recorded arguments. */
+function mutation(out: KeyValue[], inferred: string[], policy: ToolPolicy | undefined, argsText: string | undefined) {
+  if (policy?.basis !== undefined) {
+    out.push(str(Attr.MUTATION_BASIS, policy.basis));
+    inferred.push(Attr.MUTATION_BASIS);
+  }
+  if (policy?.targets === undefined || argsText === undefined) return;
+  const args = readRecorded(argsText);
+  // OpenInference records a lone string argument bare (`acc-9`, text/plain): that one value is the target.
+  const bare = args.value === undefined && !args.cut && !/^\s*[[{"]/.test(argsText);
+  if (args.value === undefined && !bare) return;
+  const count = args.value === undefined ? 1 : valuesAt(args.value, dotted(policy.targets)).length;
+  out.push({ key: Attr.MUTATION_TARGET_COUNT, value: { intValue: count } });
+  inferred.push(Attr.MUTATION_TARGET_COUNT);
+}
+
+/** A read's (or a tool of unknown effect's) completeness, from its recorded result; none recorded: unknown. */
+function completeness(
+  out: KeyValue[],
+  inferred: string[],
+  span: Span,
+  policy: ToolPolicy | undefined,
+  resultText: string | undefined,
+) {
+  if (span.status?.code === STATUS_ERROR) {
+    out.push(str(Attr.RESULT_STATUS, 'error'), { key: Attr.RESULT_COMPLETE, value: { boolValue: false } });
+    inferred.push(Attr.RESULT_STATUS, Attr.RESULT_COMPLETE);
+    return;
+  }
+  if (resultText === undefined) return;
+  const recorded = readRecorded(resultText);
+  if (recorded.error) {
+    out.push(str(Attr.RESULT_STATUS, 'error'), { key: Attr.RESULT_COMPLETE, value: { boolValue: false } });
+    inferred.push(Attr.RESULT_STATUS, Attr.RESULT_COMPLETE);
+    return;
+  }
+  const { result } = readResultShapes(recorded.value, policy, {
+    unknownMessage: recorded.cut
+      ? 'the recorded result was cut by its emitter'
+      : 'the result said nothing about completeness',
+  });
+  const c = result.completeness;
+  out.push(
+    str(Attr.RESULT_STATUS, result.status),
+    { key: Attr.RESULT_COMPLETE, value: { boolValue: c.complete } },
+    { key: Attr.RESULT_REASONS, value: strings(c.reasons.map((r) => r.code)) },
+    str(Attr.RESULT_CONTINUATION, c.continuation.kind),
+  );
+  inferred.push(Attr.RESULT_STATUS, Attr.RESULT_COMPLETE, Attr.RESULT_REASONS, Attr.RESULT_CONTINUATION);
+  if (result.items !== undefined) {
+    out.push({ key: Attr.RESULT_ITEM_COUNT, value: { intValue: result.items.length } });
+    inferred.push(Attr.RESULT_ITEM_COUNT);
+  }
+}
+
+function fromSpanName(name: string, shape: EmitterShape): string | undefined {
+  if (shape.spanNamePrefix !== undefined && name.startsWith(shape.spanNamePrefix)) {
+    return name.slice(shape.spanNamePrefix.length) || undefined;
+  }
+  if (shape.spanNameSuffix !== undefined && name.endsWith(shape.spanNameSuffix)) {
+    return name.slice(0, -shape.spanNameSuffix.length) || undefined;
+  }
+  return undefined;
+}
+
+/** A JSON pointer (`/ids`, `/a~1b`) as the dotted path valuesAt walks; a dotted path as it is. */
+function dotted(path: string): string {
+  if (!path.startsWith('/')) return path;
+  return path
+    .slice(1)
+    .split('/')
+    .map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'))
+    .join('.');
+}
+
+function hmac(key: string, text: string): string {
+  return `hmac-sha256:${createHmac('sha256', key).update(text).digest('hex')}`;
+}
+
+/** The text of the first of `keys` present (a string, or an id sent as a number). */
+function first(attrs: readonly KeyValue[], keys: readonly string[]): string | undefined {
+  for (const key of keys) {
+    const t = textOf(attrs, key);
+    if (t !== undefined) return t;
+  }
+  return undefined;
+}
+
+function textOf(attrs: readonly KeyValue[], key: string): string | undefined {
+  for (const kv of attrs) {
+    if (kv.key !== key) continue;
+    const v = kv.value;
+    if (v?.stringValue != null && v.stringValue !== '') return v.stringValue;
+    if (v?.intValue != null) return int64ToString(v.intValue);
+    return undefined;
+  }
+  return undefined;
+}
+
+function str(key: string, s: string): KeyValue {
+  return { key, value: { stringValue: s } };
+}
+
+function strings(list: readonly string[]): AnyValue {
+  return { arrayValue: { values: list.map((s) => ({ stringValue: s })) } };
+}
