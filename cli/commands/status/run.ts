@@ -39,6 +39,16 @@ export interface FlaggedRow {
   last_seen: string;
 }
 
+/** A tool of another emitter that no tool policy gives an effect: its mutations are never judged. */
+export interface UnknownEffectRow {
+  tenant: string;
+  tool: string;
+  emitter: string;
+  spans: number;
+  example_span_id: string;
+  last_seen: string;
+}
+
 /** What the collector's /v1/rejections answers: its own report type (collector/rejection-window.ts). */
 export type RejectedRow = RejectionReport;
 
@@ -47,6 +57,8 @@ export interface StatusReport {
   until: string;
   scope: { tenant: string } | { tenants: 'all' };
   flagged: FlaggedRow[];
+  /** Tools of other emitters (ingest/emitters/) of unknown effect: add them to the tool policy file. */
+  unknownEffect: UnknownEffectRow[];
   /** null when the collector could not be asked (`collector.error` says why). */
   rejected: RejectedRow[] | null;
   collector: { url: string; error?: string };
@@ -88,8 +100,8 @@ export async function runStatus(flags: StatusFlags, io: StatusIo): Promise<numbe
   const until = io.now();
   const since = new Date(until.getTime() - seconds * 1_000);
   const url = (flags.collector ?? io.env[COLLECTOR_URL_ENV] ?? `http://127.0.0.1:${DEFAULT_PORT}`).replace(/\/+$/, '');
-  const [flagged, rejected] = await Promise.all([
-    readFlagged(io.env, scope, since),
+  const [[flagged, unknownEffect], rejected] = await Promise.all([
+    readStored(io.env, scope, since),
     askCollector(url, io.env, seconds),
   ]);
   const report: StatusReport = {
@@ -97,6 +109,7 @@ export async function runStatus(flags: StatusFlags, io: StatusIo): Promise<numbe
     until: until.toISOString(),
     scope: scope.kind === 'tenant' ? { tenant: scope.tenant } : { tenants: 'all' },
     flagged,
+    unknownEffect,
     rejected: 'error' in rejected ? null : withinScope(scope, rejected.rows),
     collector: { url, ...('error' in rejected ? { error: rejected.error } : {}) },
   };
@@ -106,24 +119,38 @@ export async function runStatus(flags: StatusFlags, io: StatusIo): Promise<numbe
   return report.collector.error ? 3 : 0;
 }
 
-async function readFlagged(env: NodeJS.ProcessEnv, scope: ReadScope, since: Date): Promise<FlaggedRow[]> {
+/** What ClickHouse holds of the window: the flagged tool calls, and the tools of unknown effect. */
+async function readStored(
+  env: NodeJS.ProcessEnv,
+  scope: ReadScope,
+  since: Date,
+): Promise<[FlaggedRow[], UnknownEffectRow[]]> {
   const ch = createReadClickHouse(loadServicesConfig(env).clickhouse, env);
+  const params = {
+    db: schemaConfigFromEnv(env).database,
+    since: since.getTime() / 1_000,
+    tenant: scope.kind === 'tenant' ? scope.tenant : '',
+  };
   try {
-    const rs = await ch.query({
+    const flagged = await ch.query({
       query: sqlFile('pipeline_flags'),
-      query_params: {
-        db: schemaConfigFromEnv(env).database,
-        codes: [...PIPELINE_WARNING_CODES],
-        since: since.getTime() / 1_000,
-        tenant: scope.kind === 'tenant' ? scope.tenant : '',
-      },
+      query_params: { ...params, codes: [...PIPELINE_WARNING_CODES] },
       format: 'JSONEachRow',
     });
-    const rows = await rs.json<FlaggedRow & { spans: number | string }>();
-    return withinScope(
-      scope,
-      rows.map((r) => ({ ...r, spans: Number(r.spans) })),
-    );
+    const unknown = await ch.query({
+      query: sqlFile('unknown_effect_tools'),
+      query_params: params,
+      format: 'JSONEachRow',
+    });
+    // ClickHouse answers a UInt64 count as a string.
+    const counted = <T extends { tenant: string; spans: number }>(
+      rows: (Omit<T, 'spans'> & { spans: number | string })[],
+    ) =>
+      withinScope(
+        scope,
+        rows.map((r) => ({ ...r, spans: Number(r.spans) }) as T),
+      );
+    return [counted<FlaggedRow>(await flagged.json()), counted<UnknownEffectRow>(await unknown.json())];
   } finally {
     await ch.close();
   }
@@ -162,9 +189,15 @@ export function renderStatus(r: StatusReport): string[] {
   const rows = [
     ...r.flagged.map((f) => ({ ...f, outcome: 'FLAGGED', what: `${f.reason} ${f.attribute}`.trim() })),
     ...(r.rejected ?? []).map((x) => ({ ...x, outcome: 'REJECTED', what: x.reason })),
+    ...r.unknownEffect.map((u) => ({
+      ...u,
+      outcome: 'UNKNOWN',
+      what: `effect of ${u.tool || '(unnamed tool)'} (${u.emitter})`,
+      message: 'no tool policy names it: its mutations are not judged (add it to the --policy file)',
+    })),
   ].sort((a, b) => a.tenant.localeCompare(b.tenant) || a.outcome.localeCompare(b.outcome) || b.spans - a.spans);
   if (rows.length === 0)
-    lines.push(r.rejected === null ? 'nothing flagged (rejections unknown)' : 'nothing flagged or rejected');
+    lines.push(r.rejected === null ? 'nothing flagged (rejections unknown)' : 'nothing flagged, rejected or unknown');
   for (const x of rows) {
     lines.push(
       `${x.tenant.padEnd(12)} ${x.outcome.padEnd(8)} ${x.what.padEnd(52)} ${String(x.spans).padStart(6)} span(s)  e.g. span ${x.example_span_id || '(none)'}: ${x.message}`,

@@ -60,6 +60,21 @@ function flaggedRead(session: string): Span {
   });
 }
 
+/** Another emitter's tool call (GenAI conventions, no tooltrail attribute) of a tool no policy names. */
+function unknownEffectCall(session: string): Span {
+  const start = nowNs();
+  return span({
+    traceId: newTraceId(),
+    startTimeUnixNano: String(start),
+    endTimeUnixNano: String(start + 500n),
+    attributes: [
+      attr(GenAi.OPERATION_NAME, str(EXECUTE_TOOL)),
+      attr(GenAi.TOOL_NAME, str('purge_tickets')),
+      attr(GenAi.CONVERSATION_ID, str(session)),
+    ],
+  });
+}
+
 /** A span that ends before it starts: rejected (invalid_timestamps), never stored. */
 function rejectedSpan(): Span {
   const start = nowNs();
@@ -128,6 +143,7 @@ describe('tooltrail status and the sender log, through the real collector, Kafka
   let acmeSession: string;
   let flagged: Span;
   let rejected: Span;
+  let unknown: Span;
   before(async () => {
     await requireKafka();
     dir = mkdtempSync(join(tmpdir(), 'tt-status-'));
@@ -152,7 +168,8 @@ describe('tooltrail status and the sender log, through the real collector, Kafka
     acmeSession = `status-${randomBytes(3).toString('hex')}`;
     flagged = flaggedRead(acmeSession);
     rejected = rejectedSpan();
-    const answer = await send(ACME_TOKEN, [flagged, rejected]);
+    unknown = unknownEffectCall(acmeSession);
+    const answer = await send(ACME_TOKEN, [flagged, rejected, unknown]);
     assert.equal(answer.rejected, '1', 'the span that ends before it starts is rejected');
     await waitForWarnings(acmeSession);
   });
@@ -192,6 +209,18 @@ describe('tooltrail status and the sender log, through the real collector, Kafka
       text.out,
       new RegExp(`acme +REJECTED +invalid_timestamps .* 1 span\\(s\\) +e\\.g\\. span ${bytesToHex(rejected.spanId)}`),
     );
+  });
+
+  it('status lists the tools of another emitter that no tool policy gives an effect', async () => {
+    const r = await cli(['status', '--tenant', 'acme', '--json']);
+    assert.equal(r.code, 0, r.err);
+    const report = JSON.parse(r.out) as StatusReport;
+    assert.deepEqual(
+      report.unknownEffect.map((u) => [u.tenant, u.tool, u.emitter, u.spans, u.example_span_id]),
+      [['acme', 'purge_tickets', 'genai', 1, bytesToHex(unknown.spanId)]],
+    );
+    const text = await cli(['status', '--tenant', 'acme']);
+    assert.match(text.out, /acme +UNKNOWN +effect of purge_tickets \(genai\) .* 1 span\(s\) .*--policy/);
   });
 
   it("status with a tenant's token shows that tenant only, and refuses another tenant", async () => {
