@@ -1,7 +1,8 @@
 /**
  * `tooltrail status`: per tenant and reason, what the pipeline kept FLAGGED (the `tool_call_warnings` rows of the
  * pipeline codes, durable in ClickHouse) and what the collector REJECTED (never stored: asked of the collector's
- * `GET /v1/rejections`, which keeps the last hour), since `--since`, each with an example span id. The read scope
+ * `GET /v1/rejections`, which keeps the last hour), and the tools of other emitters of UNKNOWN effect (no tool policy
+ * names them), since `--since`, each with an example span id. The read scope
  * is the one of `findings` (platform/auth/read-scope.ts); the collector's answer is cut to it as well. The options
  * are declared here; what the command does loads when it runs (run.ts).
  */
@@ -23,7 +24,9 @@ const run = () => import('./run.ts');
 export function registerStatusCommand(program: Command, io: StatusIo = defaultIo): void {
   program
     .command('status')
-    .description('what senders got wrong: spans kept FLAGGED or REJECTED, per tenant and reason, with an example span')
+    .description(
+      'what senders got wrong: spans kept FLAGGED or REJECTED, tools of UNKNOWN effect, per tenant, with an example span',
+    )
     .option('--since <duration>', 'this last period, at most 1h (the collector keeps one hour)', '1h')
     .option('--token <token>', `read as this API token's tenant only (or ${API_TOKEN_ENV})`)
     .option('--tenant <tenant>', 'only this tenant')
