@@ -11,11 +11,18 @@ export interface Worktree {
   remove(): void;
 }
 
-/** Checks `commit` of the repository at `root` out into a temporary folder whose node_modules is `nodeModules`. */
+/**
+ * Checks `commit` of the repository at `root` out into a temporary folder whose node_modules is `nodeModules`, with
+ * its native addon built.
+ */
 export function beforeWorktree(root: string, commit: string, nodeModules: string): Worktree {
   const dir = mkdtempSync(join(tmpdir(), 'tooltrail-bench-before-'));
   execFileSync('git', ['-C', root, 'worktree', 'add', '--detach', dir, commit], { stdio: 'ignore' });
   symlinkSync(nodeModules, join(dir, 'node_modules'));
+  // The native row hasher is built per checkout (build/, not node_modules): without it "before" would hash in JS.
+  if (existsSync(join(dir, 'scripts', 'build-native.js'))) {
+    execFileSync(process.execPath, ['scripts/build-native.js'], { cwd: dir, stdio: 'ignore' });
+  }
   const short = execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
   return {
     dir,
