@@ -5,6 +5,7 @@
 export * from './attribute-values.ts';
 export * from './attributes.ts';
 export * from './codes.ts';
+export * from './cursors.ts';
 export * from './emitters.ts';
 export * from './envelope.ts';
 export * from './ids.ts';

@@ -38,7 +38,7 @@ import type { NanoTime, Rows, SpanRow, StringMap, ToolCallRow, WarningRow } from
 import { emptyRows } from '../schema/rows.ts';
 import { type EmitterOptions, normalizeToolSpan } from './emitters/normalize.ts';
 import { recognizeEmitter } from './emitters/recognize.ts';
-import { AncestorSessions } from './emitters/session.ts';
+import { EmitterRequest } from './emitters/request.ts';
 
 export const REJECT_REASONS = ['missing_tenant', 'invalid_tenant', 'invalid_trace_id', 'invalid_span_id'] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
@@ -543,7 +543,7 @@ export function flattenInto(
   options: FlattenOptions = {},
 ): void {
   const resourceSpans: ResourceSpans[] = request.resourceSpans ?? [];
-  let ancestors: AncestorSessions | undefined;
+  let emitterRequest: EmitterRequest | undefined;
   for (let r = 0; r < resourceSpans.length; r++) {
     const rs = resourceSpans[r]!;
     const resourceAttrs = rs.resource?.attributes;
@@ -592,8 +592,8 @@ export function flattenInto(
         };
         const emitter = recognizeEmitter(span.attributes);
         if (emitter !== undefined) {
-          ancestors ??= new AncestorSessions(request);
-          const attributes = normalizeToolSpan(span, emitter, ancestors, options.emitters ?? {});
+          emitterRequest ??= new EmitterRequest(request, options.emitters ?? {});
+          const attributes = normalizeToolSpan(span, emitter, emitterRequest);
           toolCallRow({ ...span, attributes }, ctx, common, out, undefined);
           continue;
         }

@@ -4,7 +4,10 @@
  * or a function), the adapter's `pageParams` (the request parameters it adds for a cursor), else the parameter
  * names paging APIs use (`cursor`, `page_token`, `after`, `continue`...).
  */
+import { CURSOR_ARGUMENT_NAMES, cursorText } from '../contract/index.ts';
 import { atPointer } from './json-pointer.ts';
+
+export { CURSOR_ARGUMENT_NAMES };
 
 /** An RFC 6901 JSON pointer (`/cursor`, `/page/after`) or a function of the arguments. */
 export type CursorSelector<A = unknown> = string | ((args: A) => string | number | undefined);
@@ -17,43 +20,6 @@ export interface CursorLocator {
   given(args: unknown): string | undefined;
   /** Whether the arguments carry this cursor (one a page of the session returned). */
   carries(args: unknown, cursor: string): boolean;
-}
-
-/**
- * Argument names that hold a continuation token in the APIs and MCP servers agents page through (GitHub, Slack,
- * Notion, Stripe, Google, AWS, Kubernetes, GraphQL, Elasticsearch). Page numbers and offsets are not among them:
- * a tool paged by number says so in its policy (`cursor: '/page'`).
- */
-export const CURSOR_ARGUMENT_NAMES: readonly string[] = [
-  'cursor',
-  'next_cursor',
-  'nextCursor',
-  'page_token',
-  'pageToken',
-  'next_page_token',
-  'nextPageToken',
-  'continuation_token',
-  'continuationToken',
-  'next_token',
-  'nextToken',
-  'NextToken',
-  'after',
-  'starting_after',
-  'start_cursor',
-  'continue',
-  '_continue',
-  'marker',
-  'Marker',
-  'scroll_id',
-  'search_after',
-];
-
-/** A first page may name itself: page 1, offset 0. */
-function cursorText(value: unknown): string | undefined {
-  if (typeof value === 'number') return Number.isFinite(value) && value > 1 ? String(value) : undefined;
-  if (typeof value === 'string') return value.length === 0 || value === '0' || value === '1' ? undefined : value;
-  if (Array.isArray(value) && value.length > 0) return JSON.stringify(value);
-  return undefined;
 }
 
 /** From the read policy: exactly where the cursor is. */

@@ -16,13 +16,15 @@ import {
   GenAi,
   PAYLOAD_KEYS,
   type PolicyFile,
-  readResultShapes,
   type ToolPolicy,
   valuesAt,
 } from '../../contract/index.ts';
-import { type AnyValue, bytesToHex, int64ToString, type KeyValue, type Span } from '../../platform/otlp/index.ts';
+import { type AnyValue, bytesToHex, type KeyValue, type Span } from '../../platform/otlp/index.ts';
+import { dotted, judgeResult } from './judge.ts';
+import { readParts } from './parts.ts';
 import { readRecorded } from './payload.ts';
-import { type AncestorSessions, ownSession } from './session.ts';
+import type { EmitterRequest } from './request.ts';
+import { ownSession } from './session.ts';
 
 export interface EmitterOptions {
   /** The tool policy file (`tooltrail up --policy`, TOOLTRAIL_INGEST_POLICY): effect, resource, items, targets. */
@@ -42,35 +44,26 @@ const REPLACED: ReadonlySet<string> = new Set([
 
 const STATUS_ERROR = 2;
 
-export function normalizeToolSpan(
-  span: Span,
-  shape: EmitterShape,
-  ancestors: AncestorSessions,
-  options: EmitterOptions,
-): KeyValue[] {
+export function normalizeToolSpan(span: Span, shape: EmitterShape, request: EmitterRequest): KeyValue[] {
   const attrs = span.attributes ?? [];
+  const options = request.options;
   const inferred: string[] = [];
   const out: KeyValue[] = [];
   for (const kv of attrs) if (kv.key != null && !REPLACED.has(kv.key)) out.push(kv);
   out.push(str(GenAi.OPERATION_NAME, EXECUTE_TOOL));
 
-  const toolName = first(attrs, shape.toolName) ?? fromSpanName(span.name ?? '', shape);
-  if (toolName !== undefined) {
-    out.push(str(GenAi.TOOL_NAME, toolName));
-    if (textOf(attrs, GenAi.TOOL_NAME) !== toolName) inferred.push(GenAi.TOOL_NAME);
-  }
-  const callId = first(attrs, shape.callId);
+  const { toolName, toolNameInferred, callId, argsText, resultText } = readParts(span, shape);
+  if (toolName !== undefined) out.push(str(GenAi.TOOL_NAME, toolName));
+  if (toolNameInferred) inferred.push(GenAi.TOOL_NAME);
   if (callId !== undefined) out.push(str(GenAi.TOOL_CALL_ID, callId));
   const own = ownSession(attrs);
-  const session = own?.value ?? ancestors.find(bytesToHex(span.parentSpanId));
+  const session = own?.value ?? request.sessions.find(bytesToHex(span.parentSpanId));
   if (session !== undefined) {
     out.push(str(GenAi.CONVERSATION_ID, session));
     if (own?.key !== GenAi.CONVERSATION_ID) inferred.push(GenAi.CONVERSATION_ID);
   }
 
   const policy = toolName === undefined ? undefined : options.policy?.tools[toolName];
-  const argsText = first(attrs, shape.arguments);
-  const resultText = first(attrs, shape.result);
   const effect = policy?.effect;
   if (effect !== undefined) {
     out.push(str(Attr.EFFECT, effect));
@@ -81,7 +74,14 @@ export function normalizeToolSpan(
     inferred.push(Attr.SCOPE_RESOURCE);
   }
   if (effect === 'mutation') mutation(out, inferred, policy, argsText);
-  else completeness(out, inferred, span, policy, resultText);
+  else {
+    completeness(out, inferred, span, policy, resultText);
+    const page = request.pageOf(bytesToHex(span.spanId));
+    if (page !== undefined) {
+      out.push(str(Attr.TRAVERSAL_ID, page.id), { key: Attr.TRAVERSAL_PAGE, value: { intValue: page.page } });
+      inferred.push(Attr.TRAVERSAL_ID, Attr.TRAVERSAL_PAGE);
+    }
+  }
 
   const key = options.payloadHashKey;
   if (key !== undefined && argsText !== undefined) out.push(str(GenAi.TOOL_CALL_ARGUMENTS, hmac(key, argsText)));
@@ -120,18 +120,14 @@ function completeness(
     inferred.push(Attr.RESULT_STATUS, Attr.RESULT_COMPLETE);
     return;
   }
-  if (resultText === undefined) return;
-  const recorded = readRecorded(resultText);
-  if (recorded.error) {
+  const judged = judgeResult(resultText, policy);
+  if (judged === undefined) return;
+  if ('error' in judged) {
     out.push(str(Attr.RESULT_STATUS, 'error'), { key: Attr.RESULT_COMPLETE, value: { boolValue: false } });
     inferred.push(Attr.RESULT_STATUS, Attr.RESULT_COMPLETE);
     return;
   }
-  const { result } = readResultShapes(recorded.value, policy, {
-    unknownMessage: recorded.cut
-      ? 'the recorded result was cut by its emitter'
-      : 'the result said nothing about completeness',
-  });
+  const { result } = judged;
   const c = result.completeness;
   out.push(
     str(Attr.RESULT_STATUS, result.status),
@@ -146,48 +142,8 @@ function completeness(
   }
 }
 
-function fromSpanName(name: string, shape: EmitterShape): string | undefined {
-  if (shape.spanNamePrefix !== undefined && name.startsWith(shape.spanNamePrefix)) {
-    return name.slice(shape.spanNamePrefix.length) || undefined;
-  }
-  if (shape.spanNameSuffix !== undefined && name.endsWith(shape.spanNameSuffix)) {
-    return name.slice(0, -shape.spanNameSuffix.length) || undefined;
-  }
-  return undefined;
-}
-
-/** A JSON pointer (`/ids`, `/a~1b`) as the dotted path valuesAt walks; a dotted path as it is. */
-function dotted(path: string): string {
-  if (!path.startsWith('/')) return path;
-  return path
-    .slice(1)
-    .split('/')
-    .map((t) => t.replaceAll('~1', '/').replaceAll('~0', '~'))
-    .join('.');
-}
-
 function hmac(key: string, text: string): string {
   return `hmac-sha256:${createHmac('sha256', key).update(text).digest('hex')}`;
-}
-
-/** The text of the first of `keys` present (a string, or an id sent as a number). */
-function first(attrs: readonly KeyValue[], keys: readonly string[]): string | undefined {
-  for (const key of keys) {
-    const t = textOf(attrs, key);
-    if (t !== undefined) return t;
-  }
-  return undefined;
-}
-
-function textOf(attrs: readonly KeyValue[], key: string): string | undefined {
-  for (const kv of attrs) {
-    if (kv.key !== key) continue;
-    const v = kv.value;
-    if (v?.stringValue != null && v.stringValue !== '') return v.stringValue;
-    if (v?.intValue != null) return int64ToString(v.intValue);
-    return undefined;
-  }
-  return undefined;
 }
 
 function str(key: string, s: string): KeyValue {

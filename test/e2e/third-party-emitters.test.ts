@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -31,22 +31,13 @@ const TOKEN = randomBytes(16).toString('hex');
 const database = uniqueName('tt_emitters');
 const run = randomBytes(3).toString('hex');
 const SCENARIOS = ['first-page', 'complete'] as const;
-type Scenario = (typeof SCENARIOS)[number];
+type Scenario = (typeof SCENARIOS)[number] | 'all-pages';
 const EMITTERS = ['pydantic-ai', 'traceloop', 'openinference'] as const;
 type Emitter = (typeof EMITTERS)[number];
 const sessionOf = (e: Emitter, s: Scenario) => `${e}-${s}-${run}`;
 
-/** The pipeline's only knowledge of these tools: the policy file a team adds. */
-const POLICY = `tools:
-  list_accounts:
-    effect: read
-    resource: accounts
-  delete_account:
-    effect: mutation
-    resource: accounts
-    basis: presence
-    targets: account_id
-`;
+/** The pipeline's only knowledge of these tools: the policy file a team adds (docs/emitters/ shows it as written). */
+const POLICY_FILE = join(import.meta.dirname, '../../examples/emitters/policy.yaml');
 
 let stack: Stack;
 let dir: string;
@@ -56,6 +47,7 @@ async function emit(emitter: Emitter, scenario: Scenario, python: string): Promi
   const session = sessionOf(emitter, scenario);
   const endpoint = `${stack.collectorUrl}/v1/traces`;
   if (emitter === 'openinference') {
+    assert.ok(scenario !== 'all-pages', 'the OpenInference harness plays first-page and complete');
     const sent = await runOpenInferenceLangChain({ endpoint, token: TOKEN, scenario, session });
     assert.ok(sent > 0, 'the collector accepted the spans');
     return;
@@ -72,8 +64,6 @@ async function emit(emitter: Emitter, scenario: Scenario, python: string): Promi
 before(async () => {
   await Promise.all([requireClickHouse(), requireKafka()]);
   dir = mkdtempSync(join(tmpdir(), 'tt-emitters-'));
-  const policyFile = join(dir, 'policy.yaml');
-  writeFileSync(policyFile, POLICY);
   const [python] = await Promise.all([
     pythonVenv('emitters-venv', join(HERE, 'requirements.txt')),
     (async () => {
@@ -83,7 +73,7 @@ before(async () => {
         mode: 'kafka',
         kafka: { topic: uniqueName('emitter_spans'), groupId: uniqueName('emitters-ingest') },
         collector: { host: '127.0.0.1', port: 0, tokens: [{ token: TOKEN, tenant: 'acme' }] },
-        policyFile,
+        policyFile: POLICY_FILE,
         evaluateEverySeconds: 3_600,
         pagesFile: join(dir, 'pages.jsonl'),
         env: { ...process.env, TOOLTRAIL_PAYLOAD_HASH_KEY: randomBytes(16).toString('hex') },
@@ -92,7 +82,9 @@ before(async () => {
     })(),
   ]);
   for (const emitter of EMITTERS) for (const scenario of SCENARIOS) await emit(emitter, scenario, python);
+  await emit('pydantic-ai', 'all-pages', python);
   const sessions = EMITTERS.flatMap((e) => SCENARIOS.map((s) => sessionOf(e, s)));
+  sessions.push(sessionOf('pydantic-ai', 'all-pages'));
   await until(
     'both tool calls of every session stored',
     async () => {
@@ -102,7 +94,7 @@ before(async () => {
         format: 'JSONEachRow',
       });
       const [row] = await rs.json<{ n: string }>();
-      return Number(row?.n) >= sessions.length * 2;
+      return Number(row?.n) >= sessions.length * 2 + 1;
     },
     { timeoutMs: 90_000, everyMs: 500 },
   );
@@ -146,6 +138,30 @@ async function calls(session: string): Promise<StoredCall[]> {
 
 const mutationFindings = (session: string) =>
   findings.filter((f) => f.kind === 'mutation_after_incomplete_read' && f.session === session);
+
+describe('a careful pydantic-ai agent that pages to the end, cursor after cursor', () => {
+  it('is not a finding: its pages are linked into one complete traversal', async () => {
+    const session = sessionOf('pydantic-ai', 'all-pages');
+    const stored = await calls(session);
+    assert.deepEqual(
+      stored.map((c) => [
+        c.tool_name,
+        c.result_complete,
+        c.attributes[Attr.TRAVERSAL_ID] ?? '',
+        c.attributes[Attr.TRAVERSAL_PAGE] ?? '',
+      ]),
+      [
+        ['list_accounts', false, 'call_list_1', '1'],
+        ['list_accounts', true, 'call_list_1', '2'],
+        ['delete_account', false, '', ''],
+      ],
+    );
+    assert.deepEqual(
+      findings.filter((f) => f.session === session).map((f) => f.kind),
+      [],
+    );
+  });
+});
 
 for (const emitter of EMITTERS) {
   describe(`${emitter} tool spans, unchanged`, () => {

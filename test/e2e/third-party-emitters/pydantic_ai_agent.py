@@ -1,6 +1,6 @@
 """A pydantic-ai agent with a scripted model, traced by pydantic-ai's own OpenTelemetry instrumentation.
 
-Usage: python pydantic_ai_agent.py <first-page|complete> <session-id>
+Usage: python pydantic_ai_agent.py <first-page|complete|all-pages> <session-id>
 Env: TOOLTRAIL_ENDPOINT (full OTLP/HTTP URL ending in /v1/traces), TOOLTRAIL_TOKEN.
 The run is deterministic: FunctionModel scripts every model turn, so there is no network but the exporter's.
 """
@@ -15,21 +15,26 @@ from typing import Any
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.sdk.resources import Resource
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
-from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
+from opentelemetry.sdk.trace.export import BatchSpanProcessor, SpanExporter, SpanExportResult
 from pydantic_ai import Agent
 from pydantic_ai.messages import ModelMessage, ModelRequest, ModelResponse, TextPart, ToolCallPart, ToolReturnPart
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.instrumented import InstrumentationSettings
 
+FIRST_PAGE = {"accounts": [{"id": "acc-1"}, {"id": "acc-2"}], "next_cursor": "c2"}
 SCENARIOS: dict[str, dict[str, Any]] = {
-    # The model deletes an id that list_accounts never returned.
-    "first-page": {
-        "page": {"accounts": [{"id": "acc-1"}, {"id": "acc-2"}], "next_cursor": "c2"},
-        "delete": "acc-9",
-    },
+    # The model deletes an id that the first page never returned, without reading on.
+    "first-page": {"pages": {None: FIRST_PAGE}, "cursors": [None], "delete": "acc-9"},
     "complete": {
-        "page": {"accounts": [{"id": "acc-1"}, {"id": "acc-2"}], "has_more": False},
+        "pages": {None: {"accounts": [{"id": "acc-1"}, {"id": "acc-2"}], "has_more": False}},
+        "cursors": [None],
         "delete": "acc-1",
+    },
+    # A careful model pages to the end, cursor after cursor, then deletes an id of the last page.
+    "all-pages": {
+        "pages": {None: FIRST_PAGE, "c2": {"accounts": [{"id": "acc-3"}], "has_more": False}},
+        "cursors": [None, "c2"],
+        "delete": "acc-3",
     },
 }
 
@@ -54,12 +59,14 @@ class CountingExporter(SpanExporter):
         return self.inner.force_flush(timeout_millis)
 
 
-def scripted_model(delete_id: str) -> FunctionModel:
+def scripted_model(cursors: list[str | None], delete_id: str) -> FunctionModel:
     def respond(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
         returns = [p for m in messages if isinstance(m, ModelRequest) for p in m.parts if isinstance(p, ToolReturnPart)]
-        if len(returns) == 0:
-            return ModelResponse(parts=[ToolCallPart("list_accounts", {}, tool_call_id="call_list_1")])
-        if len(returns) == 1:
+        n = len(returns)
+        if n < len(cursors):
+            args = {} if cursors[n] is None else {"cursor": cursors[n]}
+            return ModelResponse(parts=[ToolCallPart("list_accounts", args, tool_call_id=f"call_list_{n + 1}")])
+        if n == len(cursors):
             return ModelResponse(
                 parts=[ToolCallPart("delete_account", {"account_id": delete_id}, tool_call_id="call_delete_1")]
             )
@@ -81,16 +88,17 @@ def main() -> int:
         )
     )
     provider = TracerProvider(resource=Resource.create({"service.name": "tooltrail-e2e-pydantic-ai"}))
-    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    # Batched, as applications export (pydantic-ai/logfire's default): a run's spans leave in one request.
+    provider.add_span_processor(BatchSpanProcessor(exporter))
 
     # include_content=True (the default, stated for clarity) records tool arguments and results on tool spans.
     Agent.instrument_all(InstrumentationSettings(tracer_provider=provider, include_content=True))
-    agent = Agent(scripted_model(scenario["delete"]), name="accounts_agent")
+    agent = Agent(scripted_model(scenario["cursors"], scenario["delete"]), name="accounts_agent")
 
     @agent.tool_plain
     def list_accounts(cursor: str | None = None) -> dict[str, Any]:
         """List customer accounts, one page at a time."""
-        return scenario["page"]
+        return scenario["pages"][cursor]
 
     @agent.tool_plain
     def delete_account(account_id: str) -> str:

@@ -242,6 +242,57 @@ describe('tool spans of other emitters', () => {
     assert.equal(row.attributes['output.value'], LAST_PAGE);
   });
 
+  it('links the pages an agent read cursor after cursor in one request into one traversal, first page included', () => {
+    const traceId = randomBytes(16);
+    const page = (n: number, args: string, result: string) =>
+      span({
+        traceId,
+        startTimeUnixNano: String(1_700_000_000_000_000_000n + BigInt(n) * 1_000_000n),
+        endTimeUnixNano: String(1_700_000_000_000_000_000n + BigInt(n) * 1_000_000n + 500n),
+        attributes: [
+          s(GenAi.OPERATION_NAME, 'execute_tool'),
+          s(GenAi.TOOL_NAME, 'list_accounts'),
+          s(GenAi.TOOL_CALL_ID, `call_list_${n}`),
+          s(GenAi.CONVERSATION_ID, 'sess-pages'),
+          s(GenAi.TOOL_CALL_ARGUMENTS, args),
+          s(GenAi.TOOL_CALL_RESULT, result),
+        ],
+      });
+    const rows = rowsOf([
+      // Exported out of order: linked by time and cursor, not by position in the request.
+      page(3, '{"cursor":"c3"}', '{"accounts":[{"id":"acc-5"}],"has_more":false}'),
+      page(1, '{}', FIRST_PAGE),
+      page(2, '{"cursor":"c2"}', '{"accounts":[{"id":"acc-3"}],"next_cursor":"c3"}'),
+    ]);
+    assert.deepEqual(
+      rows.map((r) => [r.tool_call_id, r.attributes[Attr.TRAVERSAL_ID], r.attributes[Attr.TRAVERSAL_PAGE]]),
+      [
+        ['call_list_3', 'call_list_1', '3'],
+        ['call_list_1', 'call_list_1', '1'],
+        ['call_list_2', 'call_list_1', '2'],
+      ],
+    );
+  });
+
+  it('links no page that no earlier page of the request led to, and no first page that nothing continued', () => {
+    const read = (id: string, args: string, result: string) =>
+      span({
+        attributes: [
+          s(GenAi.OPERATION_NAME, 'execute_tool'),
+          s(GenAi.TOOL_NAME, 'list_accounts'),
+          s(GenAi.TOOL_CALL_ID, id),
+          s(GenAi.CONVERSATION_ID, 'sess-alone'),
+          s(GenAi.TOOL_CALL_ARGUMENTS, args),
+          s(GenAi.TOOL_CALL_RESULT, result),
+        ],
+      });
+    const rows = rowsOf([read('a', '{}', FIRST_PAGE), read('b', '{"cursor":"zz"}', LAST_PAGE)]);
+    assert.deepEqual(
+      rows.map((r) => r.attributes[Attr.TRAVERSAL_ID]),
+      [undefined, undefined],
+    );
+  });
+
   it('keeps OpenInference spans of other kinds as plain spans', () => {
     const r = flatten(request([span({ attributes: [s('openinference.span.kind', 'LLM')] })], TENANT), OPTIONS);
     assert.equal(r.toolCalls.length, 0);
