@@ -51,6 +51,11 @@ export const PolicyFileSchema = z
 export type ToolPolicy = z.infer<typeof ToolPolicySchema>;
 export type PolicyFile = z.infer<typeof PolicyFileSchema>;
 
+/** The policy of the tool named `name`, if the file names it (a tool called `constructor` is not Object's). */
+export function toolPolicyOf(file: PolicyFile | undefined, name: string | undefined): ToolPolicy | undefined {
+  return file !== undefined && name !== undefined && Object.hasOwn(file.tools, name) ? file.tools[name] : undefined;
+}
+
 export const DEFAULT_EVIDENCE_WINDOW = 50;
 
 export class PolicyError extends Error {

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage, RequestId } from '@modelcontextprotocol/sdk/types.js';
 import type { Span, Tracer } from '@opentelemetry/api';
-import { McpAttr, type PolicyFile, resolveEffect, type ToolAnnotations } from '../contract/index.ts';
+import { McpAttr, type PolicyFile, resolveEffect, type ToolAnnotations, toolPolicyOf } from '../contract/index.ts';
 import { readCompleteness, readListCompleteness } from './completeness.ts';
 import type { GuardJudgement, GuardStep } from './guard-step.ts';
 import { stoppedResult } from './refusal.ts';
@@ -136,7 +136,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   };
   /** A call to a tool the client never listed: read the server's annotations (every page) before judging it. */
   const ensureKnown = async (name: string) => {
-    if (annotations.has(name) || o.policy.tools[name]?.effect !== undefined) return;
+    if (annotations.has(name) || toolPolicyOf(o.policy, name)?.effect !== undefined) return;
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_LIST_PAGES; page += 1) {
       const answer = await ownRequest('tools/list', cursor === undefined ? {} : { cursor });
@@ -195,7 +195,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
     const conversationId = o.conversations.conversationOf(meta, o.connectionConversationId);
     const callId =
       typeof meta?.['gen_ai.tool.call.id'] === 'string' ? (meta['gen_ai.tool.call.id'] as string) : randomUUID();
-    const policy = o.policy.tools[target];
+    const policy = toolPolicyOf(o.policy, target);
     await ensureKnown(target);
     const known = annotations.get(target);
     const { effect, destructive } = resolveEffect(policy, known?.hints);
@@ -231,7 +231,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
   };
 
   const judge = (tool: ToolCall, args: unknown, span: Span): GuardJudgement => {
-    const policy = o.policy.tools[tool.name];
+    const policy = toolPolicyOf(o.policy, tool.name);
     const basis = policy?.basis ?? 'presence';
     const judgement = o.guard.judge(tool.conversationId, {
       callId: tool.callId,
@@ -306,7 +306,7 @@ export async function startRelay(o: RelayOptions): Promise<Relay> {
     if (listKey && !m.error) recordResult(span, readListCompleteness(m.result, listKey).result);
     if (p.tool) {
       const tool = p.tool;
-      const policy = o.policy.tools[tool.name];
+      const policy = toolPolicyOf(o.policy, tool.name);
       const read = m.error ? readCompleteness({ isError: true }, policy) : readCompleteness(m.result, policy);
       recordResult(span, read.result);
       if ((m.result as { isError?: unknown } | undefined)?.isError === true) recordToolError(span);

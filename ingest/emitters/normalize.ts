@@ -17,6 +17,7 @@ import {
   PAYLOAD_KEYS,
   type PolicyFile,
   type ToolPolicy,
+  toolPolicyOf,
   valuesAt,
 } from '../../contract/index.ts';
 import { type AnyValue, bytesToHex, type KeyValue, type Span } from '../../platform/otlp/index.ts';
@@ -27,7 +28,7 @@ import type { EmitterRequest } from './request.ts';
 import { ownSession } from './session.ts';
 
 export interface EmitterOptions {
-  /** The tool policy file (`tooltrail up --policy`, TOOLTRAIL_INGEST_POLICY): effect, resource, items, targets. */
+  /** The tool policy file (`tooltrail up --policy`, TOOLTRAIL_INGEST_POLICY_FILE): effect, resource, items, targets. */
   policy?: PolicyFile;
   /** Key of the HMAC-SHA256 kept in place of the raw arguments and result; without one they are dropped. */
   payloadHashKey?: string;
@@ -63,7 +64,7 @@ export function normalizeToolSpan(span: Span, shape: EmitterShape, request: Emit
     if (own?.key !== GenAi.CONVERSATION_ID) inferred.push(GenAi.CONVERSATION_ID);
   }
 
-  const policy = toolName === undefined ? undefined : options.policy?.tools[toolName];
+  const policy = toolPolicyOf(options.policy, toolName);
   const effect = policy?.effect;
   if (effect !== undefined) {
     out.push(str(Attr.EFFECT, effect));

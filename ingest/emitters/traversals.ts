@@ -5,7 +5,7 @@
  * detectors judge the pages as one read and a careful agent that pages to the end is not flagged. A first page is
  * linked only once a later page continues it. Pages exported in another request are judged one by one, as before.
  */
-import { CURSOR_ARGUMENT_NAMES, cursorText, type PolicyFile, valueAt } from '../../contract/index.ts';
+import { CURSOR_ARGUMENT_NAMES, cursorText, type PolicyFile, toolPolicyOf, valueAt } from '../../contract/index.ts';
 import { bytesToHex, type ExportTraceServiceRequest, int64ToBigInt, type Span } from '../../platform/otlp/index.ts';
 import { continuationCursor, dotted } from './judge.ts';
 import { readParts } from './parts.ts';
@@ -79,7 +79,7 @@ function readOf(
   const shape = recognizeEmitter(span.attributes);
   if (shape === undefined) return undefined;
   const parts = readParts(span, shape);
-  const toolPolicy = parts.toolName === undefined ? undefined : policy?.tools[parts.toolName];
+  const toolPolicy = toolPolicyOf(policy, parts.toolName);
   if (parts.toolName === undefined || toolPolicy?.effect === 'mutation') return undefined;
   const spanId = bytesToHex(span.spanId);
   if (parts.callId !== undefined) ids.set(spanId, parts.callId);

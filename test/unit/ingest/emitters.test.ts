@@ -171,6 +171,14 @@ describe('tool spans of other emitters', () => {
     assert.equal(row.attributes[Attr.EMITTER], 'genai');
   });
 
+  it('gives a tool named like an object property (constructor, __proto__) no policy, so no effect', () => {
+    for (const name of ['constructor', '__proto__', 'toString']) {
+      const row = only([span({ attributes: [s(GenAi.OPERATION_NAME, 'execute_tool'), s(GenAi.TOOL_NAME, name)] })]);
+      assert.equal(row.effect, '', name);
+      assert.equal(row.scope_resource, '', name);
+    }
+  });
+
   it('takes the session from the nearest ancestor in the same request, else leaves it to the trace id', () => {
     const traceId = randomBytes(16);
     const agent = span({
