@@ -5,16 +5,32 @@
  */
 import type { ResourceSpans } from '../../platform/otlp/index.ts';
 import {
+  T_RESOURCE_SPANS_RESOURCE as T_RESOURCE_SPANS_RESOURCE$,
+  T_RESOURCE_SPANS_SCHEMA_URL as T_RESOURCE_SPANS_SCHEMA_URL$,
+  T_RESOURCE_SPANS_SCOPE_SPANS as T_RESOURCE_SPANS_SCOPE_SPANS$,
+  T_RESOURCE_SPANS as T_RESOURCE_SPANS$,
+  T_SCOPE_SPANS_SCHEMA_URL as T_SCOPE_SPANS_SCHEMA_URL$,
+  T_SCOPE_SPANS_SCOPE as T_SCOPE_SPANS_SCOPE$,
+  T_SCOPE_SPANS_SPANS as T_SCOPE_SPANS_SPANS$,
+} from '../../platform/otlp/reader/index.ts';
+import {
   fieldSize as fieldSize$,
   varintSize as varintSize$,
   writeVarint as writeVarint$,
 } from '../../platform/otlp/wire.ts';
 import type { TraceMessage } from '../split-by-trace.ts';
 
-// Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+// Imports copied to local consts: 12-18% less CPU on these paths (ingest/README.md, "Local bindings").
 const fieldSize = fieldSize$;
 const varintSize = varintSize$;
 const writeVarint = writeVarint$;
+const T_RESOURCE_SPANS = T_RESOURCE_SPANS$;
+const T_RESOURCE_SPANS_RESOURCE = T_RESOURCE_SPANS_RESOURCE$;
+const T_RESOURCE_SPANS_SCHEMA_URL = T_RESOURCE_SPANS_SCHEMA_URL$;
+const T_RESOURCE_SPANS_SCOPE_SPANS = T_RESOURCE_SPANS_SCOPE_SPANS$;
+const T_SCOPE_SPANS_SCHEMA_URL = T_SCOPE_SPANS_SCHEMA_URL$;
+const T_SCOPE_SPANS_SCOPE = T_SCOPE_SPANS_SCOPE$;
+const T_SCOPE_SPANS_SPANS = T_SCOPE_SPANS_SPANS$;
 
 /**
  * Per span (request order): where its field starts when its tag and length are canonical (else -1), its
@@ -128,19 +144,19 @@ function writeTrace(trace: Trace, scopes: ScopeInfo[], resources: ResourceInfo[]
       while (probe >= 0 && spanScope[probe] === sc) probe = spanNext[probe] as number;
       j++;
     }
-    out[at++] = 0x0a;
+    out[at++] = T_RESOURCE_SPANS;
     at = writeVarint(out, at, sizes[j] as number);
-    put(0x0a, res.bytes as Uint8Array);
+    put(T_RESOURCE_SPANS_RESOURCE, res.bytes as Uint8Array);
     while (s >= 0 && (scopes[spanScope[s] as number] as ScopeInfo).resource === r) {
       const sc = spanScope[s] as number;
       const sinfo = scopes[sc] as ScopeInfo;
-      out[at++] = 0x12;
+      out[at++] = T_RESOURCE_SPANS_SCOPE_SPANS;
       at = writeVarint(out, at, sizes[k++] as number);
-      if (sinfo.scope) put(0x0a, sinfo.scope);
+      if (sinfo.scope) put(T_SCOPE_SPANS_SCOPE, sinfo.scope);
       while (s >= 0 && spanScope[s] === sc) {
         const runFrom = spanTag[s] as number;
         if (runFrom < 0) {
-          putRange(0x12, spanStart[s] as number, spanEnd[s] as number);
+          putRange(T_SCOPE_SPANS_SPANS, spanStart[s] as number, spanEnd[s] as number);
           s = spanNext[s] as number;
           continue;
         }
@@ -152,10 +168,10 @@ function writeTrace(trace: Trace, scopes: ScopeInfo[], resources: ResourceInfo[]
         }
         at += buf.copy(out, at, runFrom, runTo);
       }
-      if (sinfo.urlEnd > sinfo.urlStart) putRange(0x1a, sinfo.urlStart, sinfo.urlEnd);
+      if (sinfo.urlEnd > sinfo.urlStart) putRange(T_SCOPE_SPANS_SCHEMA_URL, sinfo.urlStart, sinfo.urlEnd);
     }
     k = j + 1;
-    if (res.urlEnd > res.urlStart) putRange(0x1a, res.urlStart, res.urlEnd);
+    if (res.urlEnd > res.urlStart) putRange(T_RESOURCE_SPANS_SCHEMA_URL, res.urlStart, res.urlEnd);
   }
   if (at - start !== trace.size) throw new Error(`collector fast path: assembled ${at - start} of ${trace.size} bytes`);
 }
@@ -172,7 +188,7 @@ export function recordSpan(body: Buffer, n: number, tagAt: number, from: number,
     spanScope = grow(spanScope, n);
     spanNext = grow(spanNext, n);
   }
-  spanTag[n] = body[tagAt] === 0x12 && from - tagAt === 1 + varintSize(to - from) ? tagAt : -1;
+  spanTag[n] = body[tagAt] === T_SCOPE_SPANS_SPANS && from - tagAt === 1 + varintSize(to - from) ? tagAt : -1;
   spanStart[n] = from;
   spanEnd[n] = to;
   spanScope[n] = scope;

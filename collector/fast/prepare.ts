@@ -39,7 +39,7 @@ import {
 } from './assemble.ts';
 import { spanPlain as spanPlain$ } from './span-rules.ts';
 
-// Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+// Imports copied to local consts: 12-18% less CPU on these paths (ingest/README.md, "Local bindings").
 const decodeInstrumentationScopeAt = decodeInstrumentationScopeAt$;
 const decodeResourceAt = decodeResourceAt$;
 const encodeInstrumentationScope = encodeInstrumentationScope$;

@@ -23,7 +23,7 @@ import {
   V_STRINGS as V_STRINGS$,
 } from '../../platform/otlp/reader/index.ts';
 
-// Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+// Imports copied to local consts: 12-18% less CPU on these paths (ingest/README.md, "Local bindings").
 const ATTRIBUTE_TYPES = ATTRIBUTE_TYPES$;
 const Attr = Attr$;
 const ENUM_VALUES = ENUM_VALUES$;

@@ -11,7 +11,7 @@ import {
 } from './layout.ts';
 import { encodedString as encodedString$, Stream, varintBytes as varintBytes$ } from './stream.ts';
 
-// Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+// Imports copied to local consts: 12-18% less CPU on these paths (ingest/README.md, "Local bindings").
 const nativeTypeName = nativeTypeName$;
 const SPANS = SPANS$;
 const STREAMS = STREAMS$;

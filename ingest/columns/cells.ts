@@ -16,7 +16,7 @@ import { decline } from './decline.ts';
 import { same as same$, source as sourceImport } from './source.ts';
 import { encodedString as encodedString$, type Stream } from './stream.ts';
 
-// Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+// Imports copied to local consts: 12-18% less CPU on these paths (ingest/README.md, "Local bindings").
 const events = events$;
 const links = links$;
 const slots = slots$;

@@ -41,7 +41,7 @@ import {
 import { setSource as setSource$, text as text$ } from './source.ts';
 import { encodedString as encodedString$, Stream } from './stream.ts';
 
-// Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+// Imports copied to local consts: 12-18% less CPU on these paths (ingest/README.md, "Local bindings").
 const isValidTenant = isValidTenant$;
 const Attr = Attr$;
 const OtelResource = OtelResource$;

@@ -6,7 +6,7 @@ import {
   WARNING_NATIVE as WARNING_NATIVE$,
 } from '../../schema/rows.ts';
 
-// Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+// Imports copied to local consts: 12-18% less CPU on these paths (ingest/README.md, "Local bindings").
 const SPAN_NATIVE = SPAN_NATIVE$;
 const TOOL_CALL_NATIVE = TOOL_CALL_NATIVE$;
 const WARNING_NATIVE = WARNING_NATIVE$;

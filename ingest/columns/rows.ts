@@ -58,7 +58,7 @@ import {
   WARNING_EVENT as WARNING_EVENT$,
 } from './typed.ts';
 
-// Local bindings: imports read through the module loader's getters cost a call per use on these paths.
+// Imports copied to local consts: 12-18% less CPU on these paths (ingest/README.md, "Local bindings").
 const events = events$;
 const slots = slots$;
 const span = span$;
