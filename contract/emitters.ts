@@ -125,3 +125,44 @@ export const SESSION_KEYS: readonly string[] = [
 export const PAYLOAD_KEYS: ReadonlySet<string> = new Set(
   Object.values(EMITTER_SHAPES).flatMap((s) => [...s.arguments, ...s.result]),
 );
+
+/**
+ * Keys that hold prompts, completions, messages or tool payloads on the other spans of these emitters (LLM, chain,
+ * agent spans): tool arguments and results are in them too, so they are not stored as sent either.
+ */
+export const CONTENT_KEYS: ReadonlySet<string> = new Set([
+  ...PAYLOAD_KEYS,
+  'gen_ai.input.messages',
+  'gen_ai.output.messages',
+  'gen_ai.system_instructions',
+  'ai.prompt',
+  'ai.prompt.messages',
+  'ai.response.text',
+  'ai.response.toolCalls',
+  'ai.response.object',
+  'pydantic_ai.all_messages',
+  'final_result',
+]);
+
+/**
+ * The same, for emitters that flatten messages into one key per field: OpenInference's
+ * `llm.input_messages.0.message.content`, OpenLLMetry's `gen_ai.prompt.0.content`. A prefix marked `indexed` counts
+ * only before a digit (`gen_ai.prompt.name` is the MCP conventions' prompt name, not content).
+ */
+export const CONTENT_KEY_PREFIXES: readonly { prefix: string; indexed: boolean }[] = [
+  { prefix: 'llm.input_messages.', indexed: false },
+  { prefix: 'llm.output_messages.', indexed: false },
+  { prefix: 'llm.prompts.', indexed: false },
+  { prefix: 'gen_ai.prompt.', indexed: true },
+  { prefix: 'gen_ai.completion.', indexed: true },
+];
+
+export function isContentKey(key: string): boolean {
+  if (CONTENT_KEYS.has(key)) return true;
+  for (const { prefix, indexed } of CONTENT_KEY_PREFIXES) {
+    if (!key.startsWith(prefix)) continue;
+    const c = key.charCodeAt(prefix.length);
+    if (!indexed || (c >= 48 && c <= 57)) return true;
+  }
+  return false;
+}

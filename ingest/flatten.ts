@@ -36,6 +36,7 @@ import type {
 } from '../platform/otlp/index.ts';
 import type { NanoTime, Rows, SpanRow, StringMap, ToolCallRow, WarningRow } from '../schema/rows.ts';
 import { emptyRows } from '../schema/rows.ts';
+import { withoutContent } from './emitters/content.ts';
 import { type EmitterOptions, normalizeToolSpan } from './emitters/normalize.ts';
 import { recognizeEmitter } from './emitters/recognize.ts';
 import { EmitterRequest } from './emitters/request.ts';
@@ -149,6 +150,8 @@ export function valueText(v: AnyValue | null | undefined): string {
   if (v.bytesValue != null) return base64(v.bytesValue);
   return '';
 }
+
+const kvText = (kv: KeyValue): string => valueText(kv.value);
 
 function attributeMap(list: KeyValue[] | null | undefined): StringMap {
   const m: StringMap = {};
@@ -502,7 +505,7 @@ function toolCallRow(span: Span, ctx: SpanContext, c: CommonFields, out: Rows, i
   }
 }
 
-function spanRow(span: Span, ctx: SpanContext, c: CommonFields, out: Rows): void {
+function spanRow(span: Span, ctx: SpanContext, c: CommonFields, out: Rows, hashKey: string | undefined): void {
   const ev = eventsOf(span, c.startTime);
   const links = linksOf(span);
   const row: SpanRow = {
@@ -518,7 +521,7 @@ function spanRow(span: Span, ctx: SpanContext, c: CommonFields, out: Rows): void
     ResourceAttributes: ctx.resourceAttributes,
     ScopeName: ctx.scopeName,
     ScopeVersion: ctx.scopeVersion,
-    SpanAttributes: attributeMap(span.attributes),
+    SpanAttributes: attributeMap(span.attributes && withoutContent(span.attributes, hashKey, kvText)),
     // A clock that stepped back gives end < start: store 0 rather than wrap the UInt64.
     Duration: c.endNs > c.startNs ? Number(c.endNs - c.startNs) : 0,
     StatusCode: STATUS_CODES[span.status?.code ?? 0] ?? String(span.status?.code),
@@ -598,7 +601,7 @@ export function flattenInto(
           continue;
         }
         const tool = recognizeToolSpan(span.attributes);
-        if (tool.kind === 'other') spanRow(span, ctx, common, out);
+        if (tool.kind === 'other') spanRow(span, ctx, common, out, options.emitters?.payloadHashKey);
         else
           toolCallRow(
             span,

@@ -27,6 +27,8 @@ export const DECLINE_REASONS = [
   'tool_call_shape',
   /** Another emitter's tool span (OpenInference, OpenLLMetry, AI SDK, MCP, GenAI without tooltrail attributes). */
   'emitter_tool_span',
+  /** Prompts, messages or tool payloads on a span that is not a tool call (contract/emitters.ts CONTENT_KEYS). */
+  'content_attribute',
 ] as const;
 export type DeclineReason = (typeof DECLINE_REASONS)[number];
 

@@ -23,9 +23,15 @@ import {
 } from './cells.ts';
 import { decline } from './decline.ts';
 import { SP as SP$, TC as TC$, W as W$ } from './layout.ts';
-import { allowedValue as allowedValue$, same as same$, source as sourceImport } from './source.ts';
+import {
+  allowedValue as allowedValue$,
+  same as same$,
+  source as sourceImport,
+  startsWith as startsWith$,
+} from './source.ts';
 import type { Stream } from './stream.ts';
 import {
+  CONTENT_PREFIXES as CONTENT_PREFIXES$,
   EMITTER_MARKS as EMITTER_MARKS$,
   K_CODE as K_CODE$,
   K_COMPLETE as K_COMPLETE$,
@@ -82,7 +88,9 @@ const TC = TC$;
 const W = W$;
 const allowedValue = allowedValue$;
 const same = same$;
+const startsWith = startsWith$;
 const source = sourceImport;
+const CONTENT_PREFIXES = CONTENT_PREFIXES$;
 const EMITTER_MARKS = EMITTER_MARKS$;
 const K_CODE = K_CODE$;
 const K_COMPLETE = K_COMPLETE$;
@@ -358,16 +366,21 @@ export function isToolSpan(): boolean {
   let operation = false;
   let toolName = false;
   let contract = false;
+  let content = false;
   for (let i = span.attrFrom; i < span.attrTo; i++) {
     const code = TOOL_SHAPE_BY_HASH.get(slots.hash[i]!);
-    if (code === undefined) continue;
+    if (code === undefined) {
+      if (!content && contentPrefixed(slots.key[i]!, slots.keyLen[i]!)) content = true;
+      continue;
+    }
     if (code < 0) {
       const mark = EMITTER_MARKS[-1 - code]!;
       if (
         same(slots.key[i]!, slots.keyLen[i]!, mark.key) &&
         (mark.value === undefined || (slots.kind[i] === V_STRING && same(slots.a[i]!, slots.b[i]!, mark.value)))
       ) {
-        decline('emitter_tool_span');
+        if (mark.content) content = true;
+        else decline('emitter_tool_span');
       }
       continue;
     }
@@ -379,5 +392,19 @@ export function isToolSpan(): boolean {
     else if (TYPED_CONTRACT[code] === 2) contract = true;
   }
   if (contract || (toolName && !operation)) decline('tool_call_shape');
+  // Prompts, messages and payloads on a span that is not a tool call: flatten keeps their HMACs or nothing.
+  if (content) decline('content_attribute');
+  return false;
+}
+
+/** Whether the key starts with a content prefix (an indexed one followed by a digit). */
+function contentPrefixed(at: number, len: number): boolean {
+  for (let p = 0; p < CONTENT_PREFIXES.length; p++) {
+    const prefix = CONTENT_PREFIXES[p]!;
+    if (!startsWith(at, len, prefix.bytes)) continue;
+    if (!prefix.indexed) return true;
+    const c = source.buf[at + prefix.bytes.length];
+    if (len > prefix.bytes.length && c !== undefined && c >= 48 && c <= 57) return true;
+  }
   return false;
 }

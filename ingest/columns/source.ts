@@ -16,6 +16,14 @@ export function same(start: number, len: number, bytes: Buffer): boolean {
   return true;
 }
 
+/** Whether B[start, start+len) starts with `bytes`. */
+export function startsWith(start: number, len: number, bytes: Buffer): boolean {
+  if (len < bytes.length) return false;
+  const b = source.buf;
+  for (let i = 0; i < bytes.length; i++) if (b[start + i] !== bytes[i]) return false;
+  return true;
+}
+
 /** Whether B[start, start+len) is one of `allowed`. */
 export function allowedValue(allowed: readonly Buffer[], start: number, len: number): boolean {
   for (let k = 0; k < allowed.length; k++) if (same(start, len, allowed[k] as Buffer)) return true;

@@ -9,6 +9,8 @@ import {
   Attr as Attr$,
   type AttrName,
   type AttrValueType,
+  CONTENT_KEY_PREFIXES as CONTENT_KEY_PREFIXES$,
+  CONTENT_KEYS as CONTENT_KEYS$,
   ENUM_VALUES as ENUM_VALUES$,
   EXECUTE_TOOL as EXECUTE_TOOL$,
   GenAi as GenAi$,
@@ -38,6 +40,8 @@ const Attr = Attr$;
 const ENUM_VALUES = ENUM_VALUES$;
 const EXECUTE_TOOL = EXECUTE_TOOL$;
 const AiSdk = AiSdk$;
+const CONTENT_KEY_PREFIXES = CONTENT_KEY_PREFIXES$;
+const CONTENT_KEYS = CONTENT_KEYS$;
 const GenAi = GenAi$;
 const MCP_TOOLS_CALL = MCP_TOOLS_CALL$;
 const McpAttr = McpAttr$;
@@ -175,13 +179,24 @@ for (const k of MAP_ONLY_ATTRIBUTES) {
 export interface EmitterMark {
   key: Buffer;
   value: Buffer | undefined;
+  /** A content key (contract/emitters.ts CONTENT_KEYS): only a span that is not a tool call declines for it. */
+  content: boolean;
 }
 export const EMITTER_MARKS: readonly EmitterMark[] = [
-  [OpenInference.SPAN_KIND, OpenInference.TOOL],
-  [OpenLLMetry.SPAN_KIND, OpenLLMetry.TOOL],
-  [AiSdk.TOOL_NAME, undefined],
-  [McpAttr.METHOD_NAME, MCP_TOOLS_CALL],
-].map(([k, v]) => ({ key: Buffer.from(k as string), value: v === undefined ? undefined : Buffer.from(v) }));
+  ...[
+    [OpenInference.SPAN_KIND, OpenInference.TOOL],
+    [OpenLLMetry.SPAN_KIND, OpenLLMetry.TOOL],
+    [AiSdk.TOOL_NAME, undefined],
+    [McpAttr.METHOD_NAME, MCP_TOOLS_CALL],
+  ].map(([k, v]) => ({
+    key: Buffer.from(k as string),
+    value: v === undefined ? undefined : Buffer.from(v),
+    content: false,
+  })),
+  ...[...CONTENT_KEYS].map((k) => ({ key: Buffer.from(k), value: undefined, content: true })),
+];
+/** CONTENT_KEY_PREFIXES as bytes: a key that starts with one (and a digit after an indexed one) is content. */
+export const CONTENT_PREFIXES = CONTENT_KEY_PREFIXES.map((p) => ({ bytes: Buffer.from(p.prefix), indexed: p.indexed }));
 /** isToolSpan's one lookup per attribute: a typed key's index (>= 0), or -1 - i for EMITTER_MARKS[i]. */
 export const TOOL_SHAPE_BY_HASH = new Map<number, number>(TYPED_BY_HASH);
 EMITTER_MARKS.forEach((m, i) => {

@@ -8,7 +8,6 @@
  * - the raw arguments and result are not kept: an HMAC-SHA256 of each when a key is configured, else nothing.
  * Every derived attribute is named in `tooltrail.inferred`; `tooltrail.emitter` names the emitter.
  */
-import { createHmac } from 'node:crypto';
 import {
   Attr,
   type EmitterShape,
@@ -21,6 +20,7 @@ import {
   valuesAt,
 } from '../../contract/index.ts';
 import { type AnyValue, bytesToHex, type KeyValue, type Span } from '../../platform/otlp/index.ts';
+import { payloadHash } from './content.ts';
 import { dotted, judgeResult } from './judge.ts';
 import { readParts } from './parts.ts';
 import { readRecorded } from './payload.ts';
@@ -85,8 +85,9 @@ export function normalizeToolSpan(span: Span, shape: EmitterShape, request: Emit
   }
 
   const key = options.payloadHashKey;
-  if (key !== undefined && argsText !== undefined) out.push(str(GenAi.TOOL_CALL_ARGUMENTS, hmac(key, argsText)));
-  if (key !== undefined && resultText !== undefined) out.push(str(GenAi.TOOL_CALL_RESULT, hmac(key, resultText)));
+  if (key !== undefined && argsText !== undefined) out.push(str(GenAi.TOOL_CALL_ARGUMENTS, payloadHash(key, argsText)));
+  if (key !== undefined && resultText !== undefined)
+    out.push(str(GenAi.TOOL_CALL_RESULT, payloadHash(key, resultText)));
   out.push(str(Attr.EMITTER, shape.name));
   out.push({ key: Attr.INFERRED, value: strings(inferred) });
   return out;
@@ -141,10 +142,6 @@ function completeness(
     out.push({ key: Attr.RESULT_ITEM_COUNT, value: { intValue: result.items.length } });
     inferred.push(Attr.RESULT_ITEM_COUNT);
   }
-}
-
-function hmac(key: string, text: string): string {
-  return `hmac-sha256:${createHmac('sha256', key).update(text).digest('hex')}`;
 }
 
 function str(key: string, s: string): KeyValue {

@@ -194,6 +194,27 @@ for (const emitter of EMITTERS) {
       );
     });
 
+    it('stores no raw argument or result on any span of the run, tool calls or not (prompts and messages hold them too)', async () => {
+      const session = sessionOf(emitter, 'first-page');
+      const rs = await stack.ch.query({
+        query: `SELECT count() AS n FROM {db:Identifier}.spans
+                WHERE TraceId IN (SELECT trace_id FROM {db:Identifier}.tool_calls WHERE session_id = {s:String})
+                  AND positionCaseInsensitive(toString(SpanAttributes), 'acc-9') > 0`,
+        query_params: { db: database, s: session },
+        format: 'JSONEachRow',
+      });
+      const [row] = await rs.json<{ n: string }>();
+      assert.equal(Number(row?.n), 0, 'spans of the run still holding the deleted id');
+      const all = await stack.ch.query({
+        query: `SELECT count() AS n FROM {db:Identifier}.spans
+                WHERE TraceId IN (SELECT trace_id FROM {db:Identifier}.tool_calls WHERE session_id = {s:String})`,
+        query_params: { db: database, s: session },
+        format: 'JSONEachRow',
+      });
+      const [spans] = await all.json<{ n: string }>();
+      assert.ok(Number(spans?.n) > 0, 'the run has spans other than its tool calls (the search can find them)');
+    });
+
     it('stores no raw argument or result, only keyed hashes, and flags what it inferred', async () => {
       for (const c of await calls(sessionOf(emitter, 'first-page'))) {
         const text = JSON.stringify(c.attributes);

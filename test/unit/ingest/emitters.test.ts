@@ -307,6 +307,53 @@ describe('tool spans of other emitters', () => {
     assert.equal(r.spans.length, 1);
   });
 
+  it('keeps no prompt, message or payload of the spans that are not tool calls: an HMAC with a key, else nothing', () => {
+    const llm = [
+      s('openinference.span.kind', 'LLM'),
+      s('llm.input_messages.0.message.content', 'delete acc-9 with token secret-2'),
+      s('input.value', '{"messages":["secret-2"]}'),
+      s('gen_ai.input.messages', '[{"role":"user","content":"secret-2"}]'),
+      s('gen_ai.prompt.0.content', 'secret-2'),
+      s('gen_ai.prompt.name', 'triage'),
+      s('llm.model_name', 'scripted'),
+    ];
+    const hashed = flatten(request([span({ attributes: llm })], TENANT), OPTIONS).spans[0]!.SpanAttributes;
+    assert.ok(!JSON.stringify(hashed).includes('secret-2'), JSON.stringify(hashed));
+    assert.match(hashed['llm.input_messages.0.message.content'] ?? '', /^hmac-sha256:/);
+    assert.equal(hashed['gen_ai.prompt.name'], 'triage', 'a prompt name (MCP conventions) is not content');
+    assert.equal(hashed['llm.model_name'], 'scripted');
+    const dropped = flatten(request([span({ attributes: llm })], TENANT), { emitters: {} }).spans[0]!.SpanAttributes;
+    assert.deepEqual(Object.keys(dropped).sort(), ['gen_ai.prompt.name', 'llm.model_name', 'openinference.span.kind']);
+  });
+
+  it('leaves such spans to flatten from the column path (content_attribute), and our tool spans on it', () => {
+    for (const attributes of [
+      [s('llm.output_messages.0.message.content', 'x')],
+      [s('gen_ai.output.messages', '[]')],
+      [s('gen_ai.completion.0.content', 'x')],
+    ]) {
+      const reasons: DeclineReason[] = [];
+      const bytes = encodeExportTraceServiceRequest(request([span({ attributes })], TENANT));
+      assert.equal(
+        decodeToColumns(new ColumnArena(), bytes, {}, (r) => reasons.push(r)),
+        undefined,
+      );
+      assert.deepEqual(reasons, ['content_attribute'], JSON.stringify(attributes));
+    }
+    const ours = [
+      s(GenAi.TOOL_CALL_ARGUMENTS, '{"ids":["a"]}'),
+      s(GenAi.OPERATION_NAME, 'execute_tool'),
+      s(GenAi.TOOL_NAME, 'x'),
+      s(Attr.EFFECT, 'read'),
+    ];
+    const bytes = encodeExportTraceServiceRequest(request([span({ attributes: ours })], TENANT));
+    assert.ok(decodeToColumns(new ColumnArena(), bytes, {}), 'our tool span keeps its opted-in arguments');
+    const promptName = encodeExportTraceServiceRequest(
+      request([span({ attributes: [s('gen_ai.prompt.name', 'triage')] })], TENANT),
+    );
+    assert.ok(decodeToColumns(new ColumnArena(), promptName, {}), 'gen_ai.prompt.name is not content');
+  });
+
   it('sends every emitter tool span to the general path from the column path, by name, and nothing else', () => {
     const marks: KeyValue[][] = [
       [s('openinference.span.kind', 'TOOL')],
