@@ -1,6 +1,7 @@
 /**
- * `tooltrail up` checks its collector tokens before it starts anything: a too-short token is one clear line and
- * exit code 2, with no stack trace and no service started or database migrated behind it.
+ * `tooltrail up` checks its collector tokens and its tool policy file before it starts anything: a too-short token
+ * or a bad policy key is one clear line and exit code 2, with no stack trace and no service started or database
+ * migrated behind it.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -36,5 +37,15 @@ describe('tooltrail up: tokens are checked before anything starts', () => {
     const r = up(['--tokens-file', file, '--port', '0']);
     assert.equal(r.status, 2, r.err);
     assert.match(r.err, /--tokens-file\.1: the token must be at least 16 characters/);
+  });
+
+  it('refuses a tool policy file with a bad key the same way, naming the key', () => {
+    const file = join(tmpdir(), `tt-policy-${process.pid}.yaml`);
+    writeFileSync(file, 'tools:\n  delete_account:\n    effect: delete\n');
+    const r = up(['--policy', file, '--port', '0']);
+    assert.equal(r.status, 2, r.err);
+    assert.match(r.err, /--policy: .*tools\.delete_account\.effect/);
+    assert.doesNotMatch(r.err, /\n\s+at /, 'no stack trace');
+    assert.doesNotMatch(r.out, /clickhouse|schema|started/i, 'nothing was started or migrated');
   });
 });
