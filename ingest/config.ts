@@ -6,6 +6,7 @@
 
 import { z } from 'zod';
 import { TENANT_REGEX, TENANT_RULE } from '../contract/index.ts';
+import { ConfigError } from '../platform/config-error.ts';
 import {
   type ClickHouseTls,
   DEFAULT_DEAD_LETTER_TOPIC as DEAD_LETTER_TOPIC,
@@ -237,7 +238,8 @@ export const IngestConfigSchema = z
     }
   });
 
-export class IngestConfigError extends Error {
+/** A ConfigError: the CLI prints it as one line (cli/program.ts), never with a stack trace. */
+export class IngestConfigError extends ConfigError {
   override name = 'IngestConfigError';
 }
 

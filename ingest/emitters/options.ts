@@ -1,12 +1,20 @@
 /** The emitter options from the ingest's configuration: the tool policy file read (and validated) once, at start. */
+import { PolicyError } from '../../contract/index.ts';
 import { loadPolicyFile } from '../../platform/tool-policy-file.ts';
-import type { IngestConfig } from '../config.ts';
+import { type IngestConfig, IngestConfigError } from '../config.ts';
 import type { EmitterOptions } from './normalize.ts';
 
-/** Throws the policy file's PolicyError (every problem with its key) before anything connects. */
+/** A bad policy file is an IngestConfigError naming every bad key, thrown before anything connects. */
 export function emitterOptions(config: IngestConfig['emitters']): EmitterOptions {
+  let policy: EmitterOptions['policy'];
+  try {
+    if (config.policyFile !== undefined) policy = loadPolicyFile(config.policyFile);
+  } catch (err) {
+    if (!(err instanceof PolicyError)) throw err;
+    throw new IngestConfigError(`invalid ingest configuration: ingest.emitters.policyFile: ${err.message}`);
+  }
   return {
-    ...(config.policyFile !== undefined ? { policy: loadPolicyFile(config.policyFile) } : {}),
+    ...(policy !== undefined ? { policy } : {}),
     ...(config.payloadHashKey !== undefined ? { payloadHashKey: config.payloadHashKey.reveal() } : {}),
   };
 }

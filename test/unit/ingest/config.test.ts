@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { DEFAULT_GROUP_ID, DEFAULT_TOPIC, loadIngestConfig } from '../../../ingest/config.ts';
+import { DEFAULT_GROUP_ID, DEFAULT_TOPIC, IngestConfigError, loadIngestConfig } from '../../../ingest/config.ts';
+import { emitterOptions } from '../../../ingest/emitters/options.ts';
+import { ConfigError } from '../../../platform/config-error.ts';
 
 describe('ingest config', () => {
   it('defaults to the otlp_spans topic, the tooltrail-ingest group and the otlp_spans_dlq dead-letter topic', () => {
@@ -55,6 +60,30 @@ describe('ingest config', () => {
         /ingest\.kafka\.deadLetterTopic/.test(err.message) &&
         /ingest\.batch\.maxRows/.test(err.message) &&
         /ingest\.clickhouse\.database/.test(err.message),
+    );
+  });
+
+  it('reads the tool policy file and the payload key for other emitters, and names a bad policy key as a config error', () => {
+    const good = join(tmpdir(), `tt-ingest-policy-${process.pid}.yaml`);
+    writeFileSync(good, 'tools:\n  list_accounts:\n    effect: read\n');
+    const config = loadIngestConfig({ policyFile: good }, { TOOLTRAIL_PAYLOAD_HASH_KEY: 'k'.repeat(16) });
+    const options = emitterOptions(config.emitters);
+    assert.equal(options.policy?.tools.list_accounts?.effect, 'read');
+    assert.equal(options.payloadHashKey, 'k'.repeat(16));
+    assert.doesNotMatch(JSON.stringify(config), /kkkkkkkk/, 'the key prints redacted');
+    assert.throws(
+      () => loadIngestConfig({}, { TOOLTRAIL_PAYLOAD_HASH_KEY: 'short' }),
+      /payloadHashKey: must be at least 16/,
+    );
+
+    const bad = join(tmpdir(), `tt-ingest-bad-policy-${process.pid}.yaml`);
+    writeFileSync(bad, 'tools:\n  x:\n    effect: delete\n');
+    assert.throws(
+      () => emitterOptions(loadIngestConfig({ policyFile: bad }, {}).emitters),
+      (err) =>
+        err instanceof IngestConfigError &&
+        err instanceof ConfigError &&
+        /policyFile: .*tools\.x\.effect/.test(err.message),
     );
   });
 });
