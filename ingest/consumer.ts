@@ -185,6 +185,11 @@ interface PartitionState {
   arena: ColumnArena | undefined;
   backoffMs: number;
   retryTimer: unknown;
+  /**
+   * The offset the next fetched batch should start at: after the last message taken, or where this loop sought.
+   * A batch from before it is a re-delivery (a consumer restarted from an older commit), even with an empty buffer.
+   */
+  next: number | undefined;
 }
 
 type StoreOutcome = 'stored' | 'failed' | 'lost';
@@ -261,6 +266,7 @@ export class IngestLoop {
       st.planner = undefined;
       st.buffer = [];
       st.arena = this.newArena();
+      st.next = undefined;
       if (!assigned.includes(p)) {
         // Paused for a retry: resumed now, or it would stay paused if a later join gives it back.
         if (st.retryTimer !== undefined) this.o.consumer.resume([p]);
@@ -273,7 +279,14 @@ export class IngestLoop {
   private state(p: number): PartitionState {
     let st = this.partitions.get(p);
     if (!st) {
-      st = { planner: undefined, buffer: [], arena: this.newArena(), backoffMs: 0, retryTimer: undefined };
+      st = {
+        planner: undefined,
+        buffer: [],
+        arena: this.newArena(),
+        backoffMs: 0,
+        retryTimer: undefined,
+        next: undefined,
+      };
       this.partitions.set(p, st);
     }
     return st;
@@ -369,9 +382,9 @@ export class IngestLoop {
     const p = batch.partition;
     const st = this.state(p);
     const firstOffset = Number(batch.messages[0]!.offset);
-    const lastBuffered = st.buffer[st.buffer.length - 1];
-    if (lastBuffered && firstOffset <= lastBuffered.offset) {
-      // Re-delivered from an earlier offset (seek, rejoin): start over from what Kafka gives us.
+    if (st.next !== undefined && firstOffset < st.next) {
+      // Re-delivered from an earlier offset (a restart from an older commit): the planner has forgotten the ranges
+      // stored before it, so it starts over from the batch log, which skips them.
       st.buffer = [];
       st.arena = this.newArena();
       st.planner = undefined;
@@ -385,7 +398,9 @@ export class IngestLoop {
       }
     }
     for (const m of batch.messages) st.buffer.push(new Entry(m, this.o.flatten, st.arena, this.countDecline));
-    control.markFetched(batch.messages[batch.messages.length - 1]!.offset);
+    const lastOffset = batch.messages[batch.messages.length - 1]!.offset;
+    st.next = Number(lastOffset) + 1;
+    control.markFetched(lastOffset);
     const highWatermark = Number(batch.highWatermark);
     this.o.metrics.consumerLag.set({ partition: String(p) }, Math.max(0, highWatermark - firstOffset));
 
@@ -582,6 +597,7 @@ export class IngestLoop {
       // The client fetches on from what it handed over, not from the commit: without this seek a member that
       // stays in its generation (a coordinator back within the session) would plan past the dropped buffer.
       this.o.consumer.seek(p, String(range.last + 1));
+      st.next = range.last + 1;
       return false;
     }
   }
@@ -593,6 +609,7 @@ export class IngestLoop {
     st.buffer = [];
     st.arena = this.newArena();
     this.o.consumer.seek(p, String(offset));
+    st.next = offset;
     this.o.consumer.pause([p]);
     this.clearRetry(st);
     st.retryTimer = this.timers.setTimeout(() => {

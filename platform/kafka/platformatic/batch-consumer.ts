@@ -152,6 +152,9 @@ export async function createBatchConsumer(
           : undefined;
         if (gen !== generation) return;
         for (const p of partitions) {
+          // A seek made in this generation while the offsets were read is newer than them: a commit may even have
+          // moved past them since (the soak's duplicates, docs/reliability.md).
+          if (positions.has(p)) continue;
           const c = offsets[p] ?? -1n;
           positions.set(p, c >= 0n ? c : (start?.get(topic)?.[p] ?? 0n));
         }

@@ -48,6 +48,8 @@ function fakes(
   limits = { maxRows: 1_000, maxBytes: 1e9 },
   slowWrites = false,
   dedup: { window: number; recent?: RecordedMessageId[] } = { window: 0 },
+  /** The batch log loads what it was told, as ingest_batches does, besides `recorded`. */
+  logKeepsRecords = false,
 ) {
   const records: BatchLogEntry[] = [];
   const events: string[] = [];
@@ -106,7 +108,14 @@ function fakes(
   const batchLog: BatchLog = {
     load: async (p, from) => {
       events.push(`load ${p}@${from}`);
-      return recorded;
+      if (!logKeepsRecords) return recorded;
+      const byFirst = new Map<number, BatchRange>(recorded.map((r) => [r.first, r]));
+      for (const e of records)
+        byFirst.set(e.range.first, {
+          ...e.range,
+          stored: e.state === 1 || (byFirst.get(e.range.first)?.stored ?? false),
+        });
+      return [...byFirst.values()].filter((r) => r.last >= from).sort((a, b) => a.first - b.first);
     },
     record: async (entries: BatchLogEntry[]) => {
       const gate = recordGate;
@@ -326,6 +335,25 @@ describe('ingest loop', () => {
         assert.ok(stored.has(o), `committed ${c[1]} with ${o} not stored: ${f.events}`);
     }
     assert.equal(commits.at(-1), 9);
+  });
+
+  it('a re-delivery from an older commit after its buffer emptied is skipped as stored, not stored again', async () => {
+    // The soak's duplicates: [0, 1] stored, its commit failed (a broker killed), [2, 3] stored and committed with
+    // the buffer then empty; the client, restarted, fetched again from the older commit 0, and a new cut [0, 3] would
+    // have a new token (ClickHouse keeps both).
+    const f = fakes([], { maxRows: 12, maxBytes: 1e9 }, false, { window: 0 }, true);
+    f.failNextCommits(1);
+    await f.loop.onBatch(batch(0, 1, 4), f.control);
+    assert.ok(f.events.includes('commit failed 0@2'));
+    await f.loop.onBatch(batch(2, 3, 4), f.control);
+    assert.equal(f.events.at(-1), 'commit 0@4');
+    await f.loop.onBatch(batch(0, 3, 4), f.control);
+    assert.deepEqual(
+      f.writes.map((w) => w.token),
+      [token(0, 1), token(2, 3)],
+      `each offset stored once: ${f.events}`,
+    );
+    assert.deepEqual(f.events.slice(-3), ['load 0@0', 'commit 0@2', 'commit 0@4']);
   });
 
   it('after a rebalance forgets its buffers and reloads the recorded ranges', async () => {
