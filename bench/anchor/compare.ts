@@ -11,7 +11,8 @@
  * 2. Kafka -> ClickHouse: both read the same topic (what tooltrail's collector wrote in round 1): `tooltrail ingest`
  *    into a migrated database, as shipped (audit digests on) and with `TOOLTRAIL_INGEST_AUDIT_DIGESTS=false` (like
  *    the exporter, which keeps no audit trail), vs the OTel Collector's kafka receiver -> batch -> clickhouse
- *    exporter (HTTP, its own schema). Timed from the first row visible to the last (process start-up excluded).
+ *    exporter (HTTP, its own schema). Timed from the consumer group turning STABLE (process start-up and the
+ *    group join excluded, every fetch and decode included) to the last row visible.
  * 3. Bytes on disk per span after OPTIMIZE FINAL: tool_calls vs otel_traces, the same spans.
  *
  *   flock /tmp/bench.lock node --import tsx bench/anchor/compare.ts [--spans 200000] [--rounds 3] [--concurrency 8]
@@ -20,7 +21,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +33,9 @@ import {
   compressionLevel,
   createKafkaClient,
   deleteTopics,
+  describeGroup,
   ensureTopics,
+  type KafkaClient,
   kafkaClientKindOf,
 } from '../../platform/kafka/index.ts';
 import { encodeExportTraceServiceRequest, type KeyValue, type Span } from '../../platform/otlp/index.ts';
@@ -234,8 +237,12 @@ function profileFlags(side: StoreSide): string[] {
 function start(cmd: string, argv: string[], env: NodeJS.ProcessEnv, label: string): Child {
   const proc = spawn(cmd, argv, { cwd: REPO_ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';
+  const keep = process.env.ANCHOR_LOG_DIR;
+  const kept = keep ? join(keep, `${label.replaceAll(' ', '-')}-${proc.pid}.log`) : undefined;
+  if (keep) mkdirSync(keep, { recursive: true });
   proc.stderr?.on('data', (c: Buffer) => {
     stderr = (stderr + c.toString()).slice(-4000);
+    if (kept) appendFileSync(kept, c);
   });
   proc.once('exit', (code, signal) => {
     if (code !== 0 && signal !== 'SIGTERM' && code !== null) console.error(`[${label}] exited ${code}: ${stderr}`);
@@ -344,6 +351,7 @@ interface StoreRound {
 
 async function intoClickHouse(
   ch: ClickHouseClient,
+  kafka: KafkaClient,
   side: StoreSide,
   topic: string,
   expected: number,
@@ -407,17 +415,19 @@ async function intoClickHouse(
     return side === 'otelcol' ? countOf(ch, 'distinct_spans', { db, table: name }) : rowCount(ch, db, name);
   };
   try {
-    // From the first row visible: start-up (tsx, Go runtime, schema creation, group join) is not throughput.
-    let first = 0;
+    // From the moment the group is STABLE (the consumer has its partitions, nothing fetched yet): start-up (Node,
+    // the Go runtime, schema creation, the group join) is not throughput, and every fetch, decode and insert is
+    // in the window. (Timing from the first row visible left out the decode of whole 100k-row batches.)
     await until(
-      `${side} first rows`,
+      `${side} group ${group} stable`,
       async () => {
-        first = await rows();
-        return first > 0;
+        const g = await describeGroup(kafka, group);
+        return g.state === 'STABLE' && g.members > 0;
       },
       120_000,
       20,
     );
+    const first = await rows();
     const c0 = treeCpuMs(child.pid);
     const s0 = clickhouseCpuMs();
     const t0 = performance.now();
@@ -615,7 +625,7 @@ async function main(): Promise<void> {
       // Rotate who goes first: the machine's other load drifts.
       const order = sides.map((_, i) => sides[(i + r) % sides.length]!);
       for (const side of order) {
-        const x = await intoClickHouse(ch, side, source, sourceSpans, r);
+        const x = await intoClickHouse(ch, kafka, side, source, sourceSpans, r);
         c[side].push(x);
         console.log(
           `  round ${r + 1} ${side.padEnd(20)} ${fmt(x.rowsPerSec).padStart(8)} rows/s  CPU ${x.cpuSecPer100k.toFixed(2)} s/100k rows ` +

@@ -50,5 +50,6 @@ export function createKafkaClient(options: KafkaClientOptions): KafkaClient {
     describeCluster: async () => (await impl()).describeCluster(),
     partitionStates: async (topic) => (await impl()).partitionStates(topic),
     fetchConsumerLag: async (groupId, topic) => (await impl()).fetchConsumerLag(groupId, topic),
+    describeGroup: async (groupId) => (await impl()).describeGroup(groupId),
   };
 }

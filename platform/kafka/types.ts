@@ -43,6 +43,13 @@ export interface PartitionState {
   isr: number[];
 }
 
+/** A consumer group as its coordinator describes it. */
+export interface GroupDescription {
+  /** Kafka's group state: STABLE once every member has its assignment; DEAD or EMPTY without members. */
+  state: string;
+  members: number;
+}
+
 export interface PartitionLag {
   partition: number;
   /** Committed offset of the group (-1: nothing committed yet). */
@@ -193,4 +200,6 @@ export interface KafkaClient {
   partitionStates(topic: string): Promise<PartitionState[]>;
   /** The group's lag per partition of `topic`: high watermark minus committed offset (or minus the log start). */
   fetchConsumerLag(groupId: string, topic: string): Promise<PartitionLag[]>;
+  /** The group's state and member count (DEAD, 0 members: no such group). */
+  describeGroup(groupId: string): Promise<GroupDescription>;
 }

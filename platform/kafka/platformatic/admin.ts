@@ -1,7 +1,7 @@
 import { Admin, ListOffsetTimestamps } from '@platformatic/kafka';
 import { explained } from '../errors.ts';
 import { defaultReplicationFactor } from '../replication.ts';
-import type { KafkaClientOptions, PartitionLag, PartitionState, TopicSpec } from '../types.ts';
+import type { GroupDescription, KafkaClientOptions, PartitionLag, PartitionState, TopicSpec } from '../types.ts';
 import { absorbLateConnectionErrors, baseOptionsOf, saslMechanismOf } from './options.ts';
 
 /** Runs `fn` with a fresh admin client, closed afterwards. */
@@ -102,4 +102,11 @@ export const fetchConsumerLag = (client: KafkaClientOptions, groupId: string, to
       const from = c >= 0n ? c : (lows.get(partition) ?? 0n);
       return { partition, committed: String(c), highWatermark: String(h), lag: Math.max(0, Number(h - from)) };
     });
+  });
+
+export const describeGroup = (client: KafkaClientOptions, groupId: string): Promise<GroupDescription> =>
+  withAdmin(client, async (admin) => {
+    const g = (await admin.describeGroups({ groups: [groupId] })).get(groupId);
+    // The broker names classic groups' states in mixed case (Stable), the consumer protocol's in upper case.
+    return { state: (g?.state ?? 'DEAD').toUpperCase(), members: g?.members.size ?? 0 };
   });

@@ -30,5 +30,6 @@ export function createPlatformaticClient(options: KafkaClientOptions): KafkaClie
     describeCluster: () => admin.describeCluster(options),
     partitionStates: (topic) => admin.partitionStates(options, topic),
     fetchConsumerLag: (groupId, topic) => admin.fetchConsumerLag(options, groupId, topic),
+    describeGroup: (groupId) => admin.describeGroup(options, groupId),
   };
 }
