@@ -6,6 +6,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { type ColumnType, type TableSpec, TOOL_CALLS_SPEC } from './canonical.ts';
+import type { NativeRowHasher } from './native-core/index.ts';
 
 // How a column's bytes are laid out (Native), by the type name in the block header.
 export const STR = 0;
@@ -97,8 +98,13 @@ export function u64At(b: Buffer, at: number): number {
   return u32At(b, at) + u32At(b, at + 4) * 4294967296;
 }
 
-/** Position after `count` Native strings starting at `at`. */
-function skipStrings(b: Buffer, at: number, count: number): number {
+/** Position after `count` Native strings starting at `at` (natively when `native`: ~10x faster; measured in bench/audit-path.ts). */
+function skipStrings(b: Buffer, at: number, count: number, native?: NativeRowHasher): number {
+  if (native) {
+    const end = native.skipStrings(b, at, count);
+    if (end >= 0) return end;
+    // Past the end: the loop below finds where, and says so.
+  }
   for (let i = 0; i < count; i++) {
     const c = b[at]!;
     at = c < 0x80 ? at + 1 + c : readString(b, at);
@@ -169,7 +175,8 @@ export interface BlockColumns {
  * leaves the array offsets unchecked until `checkOffsets()`: for the native hasher, which checks each row's as it
  * walks; the JavaScript writer needs them checked first.
  */
-export function columnsOf(body: Buffer, o: { offsets?: boolean } = {}): BlockColumns {
+export function columnsOf(body: Buffer, o: { offsets?: boolean; native?: NativeRowHasher } = {}): BlockColumns {
+  const skip = (at: number, count: number) => skipStrings(body, at, count, o.native);
   const pending: [at: number, count: number, name: string][] = [];
   let at = 0;
   let ncols: number;
@@ -191,7 +198,7 @@ export function columnsOf(body: Buffer, o: { offsets?: boolean } = {}): BlockCol
     const lastEnd = (base: number) => (rows === 0 ? 0 : u64At(body, base + 8 * (rows - 1)));
     switch (layout) {
       case STR:
-        at = skipStrings(body, at, rows);
+        at = skip(at, rows);
         byName.set(name, column(layout, start));
         break;
       case BOOL:
@@ -210,7 +217,7 @@ export function columnsOf(body: Buffer, o: { offsets?: boolean } = {}): BlockCol
         break;
       case ARR_STR: {
         const elements = start + 8 * rows;
-        at = skipStrings(body, elements, lastEnd(start));
+        at = skip(elements, lastEnd(start));
         byName.set(name, column(layout, start, elements));
         break;
       }
@@ -223,8 +230,8 @@ export function columnsOf(body: Buffer, o: { offsets?: boolean } = {}): BlockCol
       case MAP: {
         const keys = start + 8 * rows;
         const pairs = lastEnd(start);
-        const values = skipStrings(body, keys, pairs);
-        at = skipStrings(body, values, pairs);
+        const values = skip(keys, pairs);
+        at = skip(values, pairs);
         byName.set(name, column(layout, start, keys, values));
         break;
       }
@@ -234,8 +241,8 @@ export function columnsOf(body: Buffer, o: { offsets?: boolean } = {}): BlockCol
         const maps = lastEnd(start);
         const keys = inner + 8 * maps;
         const pairs = maps === 0 ? 0 : u64At(body, inner + 8 * (maps - 1));
-        const values = skipStrings(body, keys, pairs);
-        at = skipStrings(body, values, pairs);
+        const values = skip(keys, pairs);
+        at = skip(values, pairs);
         byName.set(name, column(layout, start, inner, keys, values));
       }
     }

@@ -100,7 +100,8 @@ async function cpu(f: () => unknown): Promise<{ us: number; serverUs: number | u
 function hashToolCalls(b: StoredBlocks, textOnly: boolean): void {
   if (!nativeRowHasher) throw new Error('the native row hasher is not built (npm run build:native)');
   const body = b.toolCalls.body;
-  const { rows, byName } = columnsOf(body);
+  // Found as runsFromBlocks finds them (string columns skipped natively), so that `runs` is the grouping alone.
+  const { rows, byName } = columnsOf(body, { offsets: false, native: nativeRowHasher });
   const cols = bind(TOOL_CALLS_SPEC, byName);
   const desc = new Float64Array(5 * cols.length);
   for (let i = 0; i < cols.length; i++)

@@ -32,6 +32,8 @@ export interface NativeRowHasher {
   leafHashes(entries: Buffer, out: Buffer): number;
   /** SHA-256(0x01 || pair) of each 64-byte pair into `out`, which may be `pairs` (RFC 6962 nodes). */
   nodeHashes(pairs: Buffer, out: Buffer): number;
+  /** The position after `count` Native strings from `at`, or -1 when they run past the end of `body`. */
+  skipStrings(body: Buffer, at: number, count: number): number;
 }
 
 export const NATIVE_ADDON_PATH = join(PACKAGE_ROOT, 'build/row-hashes.node');
@@ -40,7 +42,7 @@ export const NATIVE_SOURCE_PATH = fileURLToPath(new URL('row-hashes.c', import.m
 function load(): NativeRowHasher | undefined {
   if (process.env.TOOLTRAIL_NATIVE_DIGESTS === '0' || !existsSync(NATIVE_ADDON_PATH)) return undefined;
   const addon: unknown = createRequire(import.meta.url)(NATIVE_ADDON_PATH);
-  for (const name of ['hashRows', 'leafHashes', 'nodeHashes'] as const)
+  for (const name of ['hashRows', 'leafHashes', 'nodeHashes', 'skipStrings'] as const)
     if (typeof (addon as Partial<NativeRowHasher>)[name] !== 'function')
       throw new Error(`${NATIVE_ADDON_PATH} has no ${name}: rebuild it (node scripts/build-native.js)`);
   return addon as NativeRowHasher;

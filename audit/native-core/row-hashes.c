@@ -16,6 +16,9 @@
  * leafHashes(entries, out) -> number: RFC 6962 leaf hashes, SHA-256(0x00 || entry), of the 32-byte entries.
  * nodeHashes(pairs, out) -> number: RFC 6962 node hashes, SHA-256(0x01 || left || right), of the 64-byte pairs; out
  *   may be pairs itself (a tile folded in place, one level per call). Both return OK, or MALFORMED on bad sizes.
+ *
+ * skipStrings(body, at, count) -> number: the position after `count` Native strings from `at`, or -1 when they run
+ *   past the end (native-block.ts `columnsOf` finds the columns with it; its JavaScript loop then names the error).
  */
 #include <node_api.h>
 #include <openssl/evp.h>
@@ -468,6 +471,48 @@ static napi_value leaf_hashes(napi_env env, napi_callback_info info) { return tr
 
 static napi_value node_hashes(napi_env env, napi_callback_info info) { return tree_hashes(env, info, 1, 64); }
 
+/* Where `count` Native strings from `at` end; -1 past the end. Only varint lengths are read, each checked. */
+static double skip_strings(const uint8_t *b, size_t n, double at_d, double count_d) {
+  if (!(at_d >= 0 && at_d <= (double)n && count_d >= 0 && count_d <= (double)n)) return -1;
+  size_t at = (size_t)at_d;
+  for (size_t i = (size_t)count_d; i > 0; i--) {
+    if (at >= n) return -1;
+    uint8_t c = b[at++];
+    if (c < 0x80) {
+      at += c;
+      continue;
+    }
+    uint64_t len = c & 0x7f;
+    int shift = 7;
+    for (;;) {
+      if (at >= n || shift > 56) return -1;
+      c = b[at++];
+      len |= (uint64_t)(c & 0x7f) << shift;
+      if (c < 0x80) break;
+      shift += 7;
+    }
+    if (len > n - at) return -1;
+    at += (size_t)len;
+  }
+  return at <= n ? (double)at : -1;
+}
+
+static napi_value skip_strings_js(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3], result;
+  napi_get_cb_info(env, info, &argc, argv, NULL, NULL);
+  void *b;
+  size_t n;
+  double at, count;
+  if (argc < 3 || napi_get_buffer_info(env, argv[0], &b, &n) != napi_ok ||
+      napi_get_value_double(env, argv[1], &at) != napi_ok || napi_get_value_double(env, argv[2], &count) != napi_ok) {
+    napi_throw_type_error(env, NULL, "skipStrings(body, at, count)");
+    return NULL;
+  }
+  napi_create_double(env, skip_strings(b, n, at, count), &result);
+  return result;
+}
+
 NAPI_MODULE_INIT() {
   napi_value fn;
   napi_create_function(env, "hashRows", NAPI_AUTO_LENGTH, hash_rows, NULL, &fn);
@@ -476,5 +521,7 @@ NAPI_MODULE_INIT() {
   napi_set_named_property(env, exports, "leafHashes", fn);
   napi_create_function(env, "nodeHashes", NAPI_AUTO_LENGTH, node_hashes, NULL, &fn);
   napi_set_named_property(env, exports, "nodeHashes", fn);
+  napi_create_function(env, "skipStrings", NAPI_AUTO_LENGTH, skip_strings_js, NULL, &fn);
+  napi_set_named_property(env, exports, "skipStrings", fn);
   return exports;
 }

@@ -15,6 +15,7 @@ import {
   type NativeRowHasher,
   nativeRowHasher,
 } from '../../../audit/native-core/index.ts';
+import { columnsOf } from '../../../audit/native-block.ts';
 import { entriesFromBlocks as entriesWith, type StoredBlocks } from '../../../audit/native-entries.ts';
 import { assembleBlocks, ColumnArena } from '../../../ingest/columns/arena.ts';
 import { decodeToColumns } from '../../../ingest/columns/decode.ts';
@@ -242,6 +243,42 @@ export const NATIVE_ROW_HASHER_CASES: Cases = [
         }
       }
       assert.ok(tried > 500, `${tried} corruptions`);
+    },
+  ],
+
+  [
+    'finds the same columns as the JavaScript loop, and leaves a cut block to it to name where it ends',
+    () => {
+      if (!nativeRowHasher) return assert.equal(process.env.TOOLTRAIL_NATIVE_DIGESTS, '0');
+      const r = prng(12);
+      // Long strings too: their lengths take 2- and 3-byte varints.
+      const rows: Rows = {
+        toolCalls: Array.from({ length: 8 }, (_, i) => ({ ...toolCall(r), tool_name: 'x'.repeat(i * 9000) })),
+        warnings: [],
+        spans: Array.from({ length: 8 }, () => span(r)),
+      };
+      const b = blocks(rows);
+      const found = (body: Buffer, native: boolean): string => {
+        try {
+          const c = columnsOf(body, native ? { offsets: false, native: nativeRowHasher } : { offsets: false });
+          return JSON.stringify([c.rows, [...c.byName]]);
+        } catch (err) {
+          return `refused: ${(err as Error).message}`;
+        }
+      };
+      let cut = 0;
+      for (const table of ['toolCalls', 'spans'] as const) {
+        const body = b[table].body;
+        assert.ok(!found(body, true).startsWith('refused'), found(body, true));
+        assert.equal(found(body, true), found(body, false), `${table} intact`);
+        for (let end = 0; end < body.length; end += 1 + Math.floor(end / 50)) {
+          const short = body.subarray(0, end);
+          const native = found(short, true);
+          assert.equal(native, found(short, false), `${table} cut at ${end}`);
+          if (native.includes('past the end')) cut++;
+        }
+      }
+      assert.ok(cut > 20, `${cut} cuts inside a string column`);
     },
   ],
 ];
