@@ -9,13 +9,13 @@ import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
 import type { DigestEntry } from '../../../audit/chain.ts';
 import { digestEntries, type EntriesByTenant } from '../../../audit/entries.ts';
+import { columnsOf } from '../../../audit/native-block.ts';
 import {
   NATIVE_ADDON_PATH,
   NATIVE_SOURCE_PATH,
   type NativeRowHasher,
   nativeRowHasher,
 } from '../../../audit/native-core/index.ts';
-import { columnsOf } from '../../../audit/native-block.ts';
 import { entriesFromBlocks as entriesWith, type StoredBlocks } from '../../../audit/native-entries.ts';
 import { assembleBlocks, ColumnArena } from '../../../ingest/columns/arena.ts';
 import { decodeToColumns } from '../../../ingest/columns/decode.ts';
