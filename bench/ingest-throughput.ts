@@ -3,8 +3,8 @@
  *
  * 1. Throughput: rows/s from a pre-filled topic (collector-shaped messages: one trace of 8 tool spans, or
  *    `--spans-per-message`, plus its parent span per message) into ClickHouse by `tooltrail ingest` (exactly-once
- *    path: batch log, dedup tokens, commits), timed from the first rows visible to the last (the consumer group join before is start-up, printed
- *    apart with the rate counting it). Baseline in the same run: the ingest's ClickHouse writer alone inserting the same rows already
+ *    path: batch log, dedup tokens, commits), timed from the consumer group turning STABLE to the last row visible
+ *    (the start and the group join before are start-up, printed apart with the rate counting it). Baseline in the same run: the ingest's ClickHouse writer alone inserting the same rows already
  *    flattened in memory (no Kafka, no protobuf decode, no bookkeeping) -- the ceiling the consumer can approach.
  * 2. End-to-end latency at a steady rate (default 5,000 spans/s): span sent to the collector (OTLP/HTTP protobuf,
  *    Kafka sink) -> row visible to a ClickHouse query; p50/p99. Collector and ingest run as child processes.
@@ -38,6 +38,7 @@ import {
   createKafkaClient,
   DEFAULT_KAFKA_CLIENT,
   deleteTopics,
+  describeGroup,
   ensureTopics,
   fetchConsumerLag,
   KAFKA_CLIENT_ENV,
@@ -150,7 +151,7 @@ interface ThroughputRound {
   cpuUsPerRow: number;
   /** ClickHouse server CPU per row (undefined when the server is not a local process). */
   serverCpuUsPerRow: number | undefined;
-  /** Ingest rounds: from starting the ingest to the first rows visible (consumer group join, first fetch). */
+  /** Ingest rounds: from starting the ingest to its consumer group turning STABLE (start, group join). */
   startupMs?: number;
   /** Ingest rounds: all rows over the whole round, start-up included. */
   withStartupRowsPerSec?: number;
@@ -163,19 +164,24 @@ async function ingestRound(
   client: KafkaClientKind,
 ): Promise<ThroughputRound> {
   const database = await freshDb(ch, 'tp');
-  const config = ingestConfig(topic, database, `bench-${stamp()}`, client);
+  const groupId = `bench-${stamp()}`;
+  const config = ingestConfig(topic, database, groupId, client);
   const started = performance.now();
   const ingest = await startIngest(config, {
     log: () => {},
     ...(args.digests ? { batchStored: (c: ClickHouseClient) => createDigestRecorder(c, { database }) } : {}),
   });
-  // Throughput is timed from the first rows visible to the last, as bench/anchor times both sides: the consumer
-  // group join before the first fetch (0.3-0.5 s here) is start-up, reported apart, not rows/s.
-  let n = 0;
-  while (n === 0) {
+  // Throughput is timed from the group turning STABLE to the last row, as bench/anchor times both sides: the
+  // group join before the first fetch (0.3-0.5 s here) is start-up, reported apart, not rows/s. (Timed from the
+  // first row visible, the decode of the other partitions' first batches fell before the window.)
+  const kafka = createKafkaClient({ brokers: svc.kafka.brokers, clientId: 'bench-ingest', quiet: true });
+  for (;;) {
+    const g = await describeGroup(kafka, groupId);
+    if (g.state === 'STABLE' && g.members > 0) break;
+    if (performance.now() - started > 120_000) throw new Error(`group ${groupId} never turned STABLE`);
     await sleep(10);
-    n = await rowCount(ch, database, 'tool_calls');
   }
+  let n = await rowCount(ch, database, 'tool_calls');
   const firstMs = performance.now();
   const firstToolCalls = n;
   const c0 = cpuMs();
