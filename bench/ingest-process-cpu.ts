@@ -5,9 +5,9 @@
  * Merkle log on by default, its logging and metrics), before (a git worktree of `--before`) and after (this
  * checkout), alternated round after round, the order turned each round, on the real Kafka and ClickHouse.
  *
- * Per run: a fresh database and consumer group; the process CPU (utime + stime from /proc) is read when the first
- * rows are visible and when the last are, so start-up (loading modules, the group join) is left out; µs per span =
- * CPU between the two / spans stored between them. Medians over the rounds, after/before.
+ * Per run: a fresh database and consumer group; the process CPU (utime + stime from /proc) is read when the group
+ * turns STABLE and when the last rows are visible, so start-up (loading modules, the group join) is left out and
+ * every fetch and decode counts; µs per span = CPU between the two / spans stored between them. Medians over the rounds, after/before.
  * `--cpu-prof DIR` writes a CPU profile of each "after" process there (node --cpu-prof).
  *
  *   node --import tsx bench/ingest-process-cpu.ts [--before main] [--rows 200000] [--spans-per-message 200]
@@ -32,6 +32,7 @@ import { DEFAULT_RETENTION_DAYS } from '../schema/config.ts';
 import { dropDatabase, migrateUp } from '../schema/migrations.ts';
 import { loadServicesConfig } from '../services/config.ts';
 import { syntheticMessage } from '../testkit/ingest.ts';
+import { untilGroupStable } from './support/group-stable.ts';
 import { printBenchReport, spread } from './support/report.ts';
 import { countOf } from './support/sql.ts';
 import { beforeWorktree } from './support/worktree.ts';
@@ -99,6 +100,8 @@ async function ingestRun(
   cpuProf: string | undefined,
 ): Promise<Run> {
   const database = `bench_ingest_cpu_${stamp()}`;
+  const groupId = `bench-cpu-${stamp()}`;
+  const kafka = createKafkaClient({ brokers: svc.kafka.brokers, clientId: 'bench-ingest-cpu', quiet: true });
   await migrateUp(ch, { database, retentionDays: DEFAULT_RETENTION_DAYS });
   const child: ChildProcess = spawn(
     process.execPath,
@@ -108,7 +111,7 @@ async function ingestRun(
       env: {
         ...process.env,
         TOOLTRAIL_INGEST_TOPIC: topic,
-        TOOLTRAIL_INGEST_GROUP_ID: `bench-cpu-${stamp()}`,
+        TOOLTRAIL_INGEST_GROUP_ID: groupId,
         TOOLTRAIL_INGEST_DLQ_TOPIC: `${topic}_dlq`,
         TOOLTRAIL_CLICKHOUSE_DATABASE: database,
       },
@@ -121,12 +124,10 @@ async function ingestRun(
   });
   const exited = once(child, 'exit');
   try {
-    let n = 0;
-    while (n === 0) {
-      if (child.exitCode !== null) throw new Error(`tooltrail ingest exited: ${stderr}`);
-      await sleep(20);
-      n = await count(ch, database);
-    }
+    await untilGroupStable(kafka, groupId, { alive: () => child.exitCode === null }).catch((err: Error) => {
+      throw new Error(`${err.message}: ${stderr}`);
+    });
+    let n = await count(ch, database);
     const pid = child.pid as number;
     const first = { n, cpu: processCpuUs(pid), at: performance.now() };
     let cpu = first.cpu;

@@ -38,7 +38,6 @@ import {
   createKafkaClient,
   DEFAULT_KAFKA_CLIENT,
   deleteTopics,
-  describeGroup,
   ensureTopics,
   fetchConsumerLag,
   KAFKA_CLIENT_ENV,
@@ -51,6 +50,7 @@ import { DEFAULT_RETENTION_DAYS } from '../schema/config.ts';
 import { dropDatabase, migrateUp } from '../schema/migrations.ts';
 import { loadServicesConfig } from '../services/config.ts';
 import { syntheticMessage, syntheticRequest } from '../testkit/ingest.ts';
+import { untilGroupStable } from './support/group-stable.ts';
 import { clientsOf, compressionOf } from './support/kafka-clients.ts';
 import { postOtlp } from './support/post-otlp.ts';
 import { type BenchFigure, printBenchReport, spread } from './support/report.ts';
@@ -175,12 +175,7 @@ async function ingestRound(
   // group join before the first fetch (0.3-0.5 s here) is start-up, reported apart, not rows/s. (Timed from the
   // first row visible, the decode of the other partitions' first batches fell before the window.)
   const kafka = createKafkaClient({ brokers: svc.kafka.brokers, clientId: 'bench-ingest', quiet: true });
-  for (;;) {
-    const g = await describeGroup(kafka, groupId);
-    if (g.state === 'STABLE' && g.members > 0) break;
-    if (performance.now() - started > 120_000) throw new Error(`group ${groupId} never turned STABLE`);
-    await sleep(10);
-  }
+  await untilGroupStable(kafka, groupId, { everyMs: 10 });
   let n = await rowCount(ch, database, 'tool_calls');
   const firstMs = performance.now();
   const firstToolCalls = n;

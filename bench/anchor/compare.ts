@@ -33,7 +33,6 @@ import {
   compressionLevel,
   createKafkaClient,
   deleteTopics,
-  describeGroup,
   ensureTopics,
   type KafkaClient,
   kafkaClientKindOf,
@@ -43,6 +42,7 @@ import { DEFAULT_RETENTION_DAYS } from '../../schema/config.ts';
 import { dropDatabase, migrateUp } from '../../schema/migrations.ts';
 import { loadServicesConfig } from '../../services/config.ts';
 import { freePort } from '../../services/process.ts';
+import { untilGroupStable } from '../support/group-stable.ts';
 import { postOtlp } from '../support/post-otlp.ts';
 import { type BenchFigure, printBenchReport, spread } from '../support/report.ts';
 import { localClickHouseCpu, processCpuMs } from '../support/server-cpu.ts';
@@ -418,15 +418,7 @@ async function intoClickHouse(
     // From the moment the group is STABLE (the consumer has its partitions, nothing fetched yet): start-up (Node,
     // the Go runtime, schema creation, the group join) is not throughput, and every fetch, decode and insert is
     // in the window. (Timing from the first row visible left out the decode of whole 100k-row batches.)
-    await until(
-      `${side} group ${group} stable`,
-      async () => {
-        const g = await describeGroup(kafka, group);
-        return g.state === 'STABLE' && g.members > 0;
-      },
-      120_000,
-      20,
-    );
+    await untilGroupStable(kafka, group);
     const first = await rows();
     const c0 = treeCpuMs(child.pid);
     const s0 = clickhouseCpuMs();
