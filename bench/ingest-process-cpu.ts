@@ -7,7 +7,8 @@
  *
  * Per run: a fresh database and consumer group; the process CPU (utime + stime from /proc) is read when the group
  * turns STABLE and when the last rows are visible, so start-up (loading modules, the group join) is left out and
- * every fetch and decode counts; µs per span = CPU between the two / spans stored between them. Medians over the rounds, after/before.
+ * every fetch and decode counts; µs per span = CPU between the two / spans stored between them. Medians over the
+ * rounds, after/before.
  * `--cpu-prof DIR` writes a CPU profile of each "after" process there (node --cpu-prof).
  *
  *   node --import tsx bench/ingest-process-cpu.ts [--before main] [--rows 200000] [--spans-per-message 200]

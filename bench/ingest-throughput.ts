@@ -4,8 +4,9 @@
  * 1. Throughput: rows/s from a pre-filled topic (collector-shaped messages: one trace of 8 tool spans, or
  *    `--spans-per-message`, plus its parent span per message) into ClickHouse by `tooltrail ingest` (exactly-once
  *    path: batch log, dedup tokens, commits), timed from the consumer group turning STABLE to the last row visible
- *    (the start and the group join before are start-up, printed apart with the rate counting it). Baseline in the same run: the ingest's ClickHouse writer alone inserting the same rows already
- *    flattened in memory (no Kafka, no protobuf decode, no bookkeeping) -- the ceiling the consumer can approach.
+ *    (the start and the group join before are start-up, printed apart with the rate counting it). Baseline in the
+ *    same run: the ingest's ClickHouse writer alone inserting the same rows already flattened in memory (no Kafka,
+ *    no protobuf decode, no bookkeeping) -- the ceiling the consumer can approach.
  * 2. End-to-end latency at a steady rate (default 5,000 spans/s): span sent to the collector (OTLP/HTTP protobuf,
  *    Kafka sink) -> row visible to a ClickHouse query; p50/p99. Collector and ingest run as child processes.
  * 3. Bytes on disk per tool call after `OPTIMIZE ... FINAL`.
@@ -172,8 +173,7 @@ async function ingestRound(
     ...(args.digests ? { batchStored: (c: ClickHouseClient) => createDigestRecorder(c, { database }) } : {}),
   });
   // Throughput is timed from the group turning STABLE to the last row, as bench/anchor times both sides: the
-  // group join before the first fetch (0.3-0.5 s here) is start-up, reported apart, not rows/s. (Timed from the
-  // first row visible, the decode of the other partitions' first batches fell before the window.)
+  // group join before the first fetch (0.3-0.5 s here) is start-up, reported apart, not rows/s.
   const kafka = createKafkaClient({ brokers: svc.kafka.brokers, clientId: 'bench-ingest', quiet: true });
   await untilGroupStable(kafka, groupId, { everyMs: 10 });
   let n = await rowCount(ch, database, 'tool_calls');

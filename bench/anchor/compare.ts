@@ -416,8 +416,7 @@ async function intoClickHouse(
   };
   try {
     // From the moment the group is STABLE (the consumer has its partitions, nothing fetched yet): start-up (Node,
-    // the Go runtime, schema creation, the group join) is not throughput, and every fetch, decode and insert is
-    // in the window. (Timing from the first row visible left out the decode of whole 100k-row batches.)
+    // the Go runtime, schema creation, the group join) is not throughput; every fetch, decode and insert is.
     await untilGroupStable(kafka, group);
     const first = await rows();
     const c0 = treeCpuMs(child.pid);
