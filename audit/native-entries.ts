@@ -94,7 +94,7 @@ class TenantReader {
 function addBlock(out: RunBuilder, spec: TableSpec, body: Buffer, hasher: NativeRowHasher | null): void {
   const grouped = spec.table === 'tool_call_warnings';
   const native = !grouped && hasher !== null;
-  const block = columnsOf(body, native && hasher ? { offsets: false, native: hasher } : {});
+  const block = columnsOf(body, native ? { offsets: false, native: hasher } : {});
   const { rows, byName } = block;
   const cols = bind(spec, byName);
   const tenantCol = cols[spec.columns.findIndex(([n]) => n === spec.tenant)]!;
