@@ -19,7 +19,7 @@
  *
  * Prints medians over the rounds, then the BENCH_JSON line (baseline = the OTel Collector's figure).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { appendFileSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
@@ -46,7 +46,7 @@ import { untilGroupStable } from '../support/group-stable.ts';
 import { postOtlp } from '../support/post-otlp.ts';
 import { type BenchFigure, printBenchReport, spread } from '../support/report.ts';
 import { localClickHouseCpu, processCpuMs } from '../support/server-cpu.ts';
-import { benchSql, countOf, rowCount } from '../support/sql.ts';
+import { benchSql, countOf, rowCount, settleMerges } from '../support/sql.ts';
 import { CACHE_DIR, ensureOtelcol, REPO_ROOT } from './build-otelcol.ts';
 import { otelClickHouseConfig, otelKafkaConfig, promCounter } from './otelcol-config.ts';
 
@@ -346,6 +346,8 @@ interface StoreRound {
   cpuSecPer100k: number;
   /** ClickHouse server CPU per 100k rows over the same window (every client's queries count). */
   serverCpuSecPer100k: number | undefined;
+  /** The same from the window's start until the merges of this side's parts settled (what the rows cost in all). */
+  settledServerCpuSecPer100k: number | undefined;
   database: string;
 }
 
@@ -362,6 +364,9 @@ async function intoClickHouse(
   let child: Child;
   let table: string;
   createdDatabases.push(database);
+  // Each side starts on a quiet machine: the broker's writeback of the topic fill and the previous side's merges
+  // would otherwise run inside this side's window, on its consumer's cores and on its ClickHouse CPU reading.
+  await untilQuiet(ch);
   if (side !== 'otelcol') {
     createdTopics.push(`${topic}_dlq_${round}`);
     await migrateUp(ch, { database, retentionDays: DEFAULT_RETENTION_DAYS });
@@ -437,16 +442,32 @@ async function intoClickHouse(
     const s1 = clickhouseCpuMs();
     if (n !== expected) throw new Error(`${side}: ${n} rows in ${table}, expected ${expected}`);
     const measured = expected - first;
+    await child.stop();
+    // Parts inserted near the end merge after the window: counted here, on the side that wrote them.
+    await settleMerges(ch, database, 120_000);
+    const s2 = clickhouseCpuMs();
+    const per100k = (to: number | undefined) =>
+      s0 === undefined || to === undefined ? undefined : ((to - s0) / 1000 / measured) * 100_000;
     return {
       rowsPerSec: measured / seconds,
       spansPerCpuSec: measured / cpuSec,
       cpuSecPer100k: (cpuSec / measured) * 100_000,
-      serverCpuSecPer100k: s0 === undefined || s1 === undefined ? undefined : ((s1 - s0) / 1000 / measured) * 100_000,
+      serverCpuSecPer100k: per100k(s1),
+      settledServerCpuSecPer100k: per100k(s2),
       database,
     };
   } finally {
     await child.stop();
   }
+}
+
+/** Dirty pages written (`sync`) and no merge running on the server; the seconds it took when over one. */
+async function untilQuiet(ch: ClickHouseClient): Promise<void> {
+  const t0 = performance.now();
+  execFileSync('sync');
+  await settleMerges(ch, '', 120_000);
+  const seconds = (performance.now() - t0) / 1000;
+  if (seconds > 1.5) console.log(`  (waited ${seconds.toFixed(1)} s for writeback and merges to settle)`);
 }
 
 async function bytesPerRow(ch: ClickHouseClient, database: string, table: string) {
@@ -620,7 +641,8 @@ async function main(): Promise<void> {
         c[side].push(x);
         console.log(
           `  round ${r + 1} ${side.padEnd(20)} ${fmt(x.rowsPerSec).padStart(8)} rows/s  CPU ${x.cpuSecPer100k.toFixed(2)} s/100k rows ` +
-            `(+ ClickHouse ${x.serverCpuSecPer100k?.toFixed(2) ?? 'n/a'} s)  ${fmt(x.spansPerCpuSec)} spans/CPU-s  load ${loadavg()[0]?.toFixed(2)}`,
+            `(+ ClickHouse ${x.serverCpuSecPer100k?.toFixed(2) ?? 'n/a'} s, ${x.settledServerCpuSecPer100k?.toFixed(2) ?? 'n/a'} s till merged)  ` +
+            `${fmt(x.spansPerCpuSec)} spans/CPU-s  load ${loadavg()[0]?.toFixed(2)}`,
         );
       }
     }
@@ -746,6 +768,33 @@ async function main(): Promise<void> {
           both('tooltrail'),
           both('otelcol'),
           { text: '>= 1.0x the OTel Collector', met: atLeast },
+        ),
+      );
+    }
+    // The same with the merges of each side's parts, which mostly run after its last row: no target, the full cost.
+    const settled = (s: StoreSide) =>
+      c[s].flatMap((x) => (x.settledServerCpuSecPer100k === undefined ? [] : [x.settledServerCpuSecPer100k]));
+    if (settled('tooltrail').length > 0 && settled('otelcol').length > 0) {
+      console.log(line('ClickHouse CPU s/100k, till merged', settled('tooltrail'), settled('otelcol'), '', 2));
+      figures.push(
+        figure(
+          'Kafka -> ClickHouse, ClickHouse server CPU per 100k rows, till the merges settled',
+          'CPU s',
+          settled('tooltrail'),
+          settled('otelcol'),
+        ),
+      );
+      const bothSettled = (s: StoreSide) =>
+        c[s].flatMap((x) =>
+          x.settledServerCpuSecPer100k === undefined ? [] : [1e5 / (x.cpuSecPer100k + x.settledServerCpuSecPer100k)],
+        );
+      console.log(line('consumer + ClickHouse till merged', bothSettled('tooltrail'), bothSettled('otelcol'), ''));
+      figures.push(
+        figure(
+          'Kafka -> ClickHouse, spans per CPU second of consumer and ClickHouse server, merges included',
+          'spans/CPU-s',
+          bothSettled('tooltrail'),
+          bothSettled('otelcol'),
         ),
       );
     }

@@ -20,11 +20,16 @@ export function rowCount(ch: ClickHouseClient, db: string, table: string): Promi
   return countOf(ch, 'row_count', { db, table });
 }
 
-/** Waits (at most `limitMs`) until no merge runs in `db`; returns how long that took. */
+/**
+ * Waits (at most `limitMs`) until no merge runs in `db` ('' = anywhere on the server) at two polls a second apart
+ * (the server schedules the next merge of a level only after the last one ended); returns how long that took.
+ */
 export async function settleMerges(ch: ClickHouseClient, db: string, limitMs: number): Promise<number> {
   const t0 = performance.now();
+  let quiet = 0;
   while (performance.now() - t0 < limitMs) {
-    if ((await countOf(ch, 'running_merges', { db })) === 0) break;
+    quiet = (await countOf(ch, 'running_merges', { db })) === 0 ? quiet + 1 : 0;
+    if (quiet === 2) break;
     await sleep(1000);
   }
   return performance.now() - t0;
