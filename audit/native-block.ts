@@ -131,10 +131,91 @@ export interface Column {
   end: number;
   /** ARR_MAP: the previous map's cumulative pair end. */
   end2: number;
+  /** Where the string cursor (STR: a, ARR_STR: b) or the key cursor (MAP: b, ARR_MAP: c) must stop: its part's end. */
+  stop: number;
+  /** Where the value cursor (MAP: c, ARR_MAP: d) must stop. The native walk checks both. */
+  stop2: number;
 }
 
 export function column(layout: number, a = 0, b = 0, c = 0, d = 0): Column {
-  return { declared: layout, layout, a, b, c, d, end: 0, end2: 0 };
+  return { declared: layout, layout, a, b, c, d, end: 0, end2: 0, stop: 0, stop2: 0 };
+}
+
+/** The numbers per column of the native hasher's descriptors (native-core/index.ts `hashRows`). */
+export const DESCRIPTOR_STRIDE = 7;
+
+/** The native hasher's column descriptors: layout, cursors and stops of each column, in order. */
+export function descriptorsOf(cols: readonly Column[]): Float64Array {
+  const desc = new Float64Array(DESCRIPTOR_STRIDE * cols.length);
+  for (let i = 0; i < cols.length; i++) {
+    const c = cols[i]!;
+    desc.set([c.layout, c.a, c.b, c.c, c.d, c.stop, c.stop2], DESCRIPTOR_STRIDE * i);
+  }
+  return desc;
+}
+
+/** Parts of a column by layout, as Native lays them out (null map and values, offsets and elements, keys...). */
+const PARTS = [1, 1, 1, 1, 2, 2, 2, 2, 3, 4];
+
+/**
+ * A column from the extents its encoder reports (part p: `parts[2p]` to `parts[2p + 1]`): contiguous from the
+ * header's end, every fixed-width part as long as the rows and offsets say. The string parts' ends are taken as
+ * given, for the native walk to check its cursors stop there. Undefined when they do not fit: the column is walked.
+ */
+function fromParts(
+  body: Buffer,
+  layout: number,
+  at: number,
+  rows: number,
+  parts: readonly number[],
+  p: number,
+): Column | undefined {
+  const n = PARTS[layout]!;
+  if (2 * (p + n) > parts.length) return undefined;
+  let cursor = at;
+  for (let k = 0; k < n; k++) {
+    if (parts[2 * (p + k)] !== cursor || !(parts[2 * (p + k) + 1]! >= cursor)) return undefined;
+    cursor = parts[2 * (p + k) + 1]!;
+  }
+  if (cursor > body.length) return undefined;
+  const s = (k: number) => parts[2 * (p + k)]!;
+  const e = (k: number) => parts[2 * (p + k) + 1]!;
+  const counted = (k: number, count: number) => e(k) === s(k) + count;
+  const lastEnd = (base: number) => (rows === 0 ? 0 : u64At(body, base + 8 * (rows - 1)));
+  let c: Column;
+  switch (layout) {
+    case STR:
+      c = column(layout, s(0));
+      c.stop = e(0);
+      return c;
+    case BOOL:
+      return counted(0, rows) ? column(layout, s(0)) : undefined;
+    case U64:
+    case I64:
+      return counted(0, 8 * rows) ? column(layout, s(0)) : undefined;
+    case NULL_U64:
+    case NULL_I64:
+      return counted(0, rows) && counted(1, 8 * rows) ? column(layout, s(0), s(1)) : undefined;
+    case ARR_STR:
+      if (!counted(0, 8 * rows)) return undefined;
+      c = column(layout, s(0), s(1));
+      c.stop = e(1);
+      return c;
+    case ARR_I64:
+      return counted(0, 8 * rows) && counted(1, 8 * lastEnd(s(0))) ? column(layout, s(0), s(1)) : undefined;
+    case MAP:
+      if (!counted(0, 8 * rows)) return undefined;
+      c = column(layout, s(0), s(1), s(2));
+      c.stop = e(1);
+      c.stop2 = e(2);
+      return c;
+    default:
+      if (!counted(0, 8 * rows) || !counted(1, 8 * lastEnd(s(0)))) return undefined;
+      c = column(layout, s(0), s(1), s(2), s(3));
+      c.stop = e(2);
+      c.stop2 = e(3);
+      return c;
+  }
 }
 
 /**
@@ -173,11 +254,17 @@ export interface BlockColumns {
 /**
  * Parses the block's header and finds each column's parts (one pass over the string lengths). `offsets: false`
  * leaves the array offsets unchecked until `checkOffsets()`: for the native hasher, which checks each row's as it
- * walks; the JavaScript writer needs them checked first.
+ * walks; the JavaScript writer needs them checked first. `parts`: the extents the encoder reports (schema/batch.ts
+ * `NativeBlock`), for the native hasher only: the string columns are then found without walking them, and the
+ * walk checks each cursor stops where its part ends.
  */
-export function columnsOf(body: Buffer, o: { offsets?: boolean; native?: NativeRowHasher } = {}): BlockColumns {
+export function columnsOf(
+  body: Buffer,
+  o: { offsets?: boolean; native?: NativeRowHasher; parts?: readonly number[] | undefined } = {},
+): BlockColumns {
   const skip = (at: number, count: number) => skipStrings(body, at, count, o.native);
   const pending: [at: number, count: number, name: string][] = [];
+  let part = 0;
   let at = 0;
   let ncols: number;
   let rows: number;
@@ -196,54 +283,72 @@ export function columnsOf(body: Buffer, o: { offsets?: boolean; native?: NativeR
     if (layout === undefined) throw new Error(`native block: column ${name} has unsupported type ${type}`);
     const start = at;
     const lastEnd = (base: number) => (rows === 0 ? 0 : u64At(body, base + 8 * (rows - 1)));
-    switch (layout) {
-      case STR:
-        at = skip(at, rows);
-        byName.set(name, column(layout, start));
-        break;
-      case BOOL:
-        at += rows;
-        byName.set(name, column(layout, start));
-        break;
-      case U64:
-      case I64:
-        at += 8 * rows;
-        byName.set(name, column(layout, start));
-        break;
-      case NULL_U64:
-      case NULL_I64:
-        at += 9 * rows;
-        byName.set(name, column(layout, start, start + rows));
-        break;
-      case ARR_STR: {
-        const elements = start + 8 * rows;
-        at = skip(elements, lastEnd(start));
-        byName.set(name, column(layout, start, elements));
-        break;
-      }
-      case ARR_I64: {
-        const elements = start + 8 * rows;
-        at = elements + 8 * lastEnd(start);
-        byName.set(name, column(layout, start, elements));
-        break;
-      }
-      case MAP: {
-        const keys = start + 8 * rows;
-        const pairs = lastEnd(start);
-        const values = skip(keys, pairs);
-        at = skip(values, pairs);
-        byName.set(name, column(layout, start, keys, values));
-        break;
-      }
-      default: {
-        // ARR_MAP: outer offsets (rows), inner offsets (maps), keys, values.
-        const inner = start + 8 * rows;
-        const maps = lastEnd(start);
-        const keys = inner + 8 * maps;
-        const pairs = maps === 0 ? 0 : u64At(body, inner + 8 * (maps - 1));
-        const values = skip(keys, pairs);
-        at = skip(values, pairs);
-        byName.set(name, column(layout, start, inner, keys, values));
+    const given = o.parts && fromParts(body, layout, at, rows, o.parts, part);
+    part += PARTS[layout]!;
+    if (given) {
+      byName.set(name, given);
+      at = o.parts![2 * part - 1]!;
+    } else {
+      switch (layout) {
+        case STR: {
+          at = skip(at, rows);
+          const c = column(layout, start);
+          c.stop = at;
+          byName.set(name, c);
+          break;
+        }
+        case BOOL:
+          at += rows;
+          byName.set(name, column(layout, start));
+          break;
+        case U64:
+        case I64:
+          at += 8 * rows;
+          byName.set(name, column(layout, start));
+          break;
+        case NULL_U64:
+        case NULL_I64:
+          at += 9 * rows;
+          byName.set(name, column(layout, start, start + rows));
+          break;
+        case ARR_STR: {
+          const elements = start + 8 * rows;
+          at = skip(elements, lastEnd(start));
+          const c = column(layout, start, elements);
+          c.stop = at;
+          byName.set(name, c);
+          break;
+        }
+        case ARR_I64: {
+          const elements = start + 8 * rows;
+          at = elements + 8 * lastEnd(start);
+          byName.set(name, column(layout, start, elements));
+          break;
+        }
+        case MAP: {
+          const keys = start + 8 * rows;
+          const pairs = lastEnd(start);
+          const values = skip(keys, pairs);
+          at = skip(values, pairs);
+          const c = column(layout, start, keys, values);
+          c.stop = values;
+          c.stop2 = at;
+          byName.set(name, c);
+          break;
+        }
+        default: {
+          // ARR_MAP: outer offsets (rows), inner offsets (maps), keys, values.
+          const inner = start + 8 * rows;
+          const maps = lastEnd(start);
+          const keys = inner + 8 * maps;
+          const pairs = maps === 0 ? 0 : u64At(body, inner + 8 * (maps - 1));
+          const values = skip(keys, pairs);
+          at = skip(values, pairs);
+          const c = column(layout, start, inner, keys, values);
+          c.stop = values;
+          c.stop2 = at;
+          byName.set(name, c);
+        }
       }
     }
     // Negated so that NaN (offsets read past a truncated body) is refused too.

@@ -13,7 +13,16 @@ import { Buffer } from 'node:buffer';
 import type { BatchBlocks, NativeBlock } from '../schema/batch.ts';
 import { SPANS_SPEC, sha256, type TableSpec, TOOL_CALLS_SPEC, WARNINGS_SPEC } from './canonical.ts';
 import type { EntriesByTenant } from './entries.ts';
-import { bind, type Column, columnsOf, readString, strLen, strStart } from './native-block.ts';
+import {
+  type BlockColumns,
+  bind,
+  type Column,
+  columnsOf,
+  descriptorsOf,
+  readString,
+  strLen,
+  strStart,
+} from './native-block.ts';
 import { Canonical, END, START, writeValue } from './native-canonical.ts';
 import { type NativeRowHasher, nativeRowHasher } from './native-core/index.ts';
 import { entriesOfRuns, RunBuilder, type RunsByTenant } from './runs.ts';
@@ -62,6 +71,12 @@ function sameBytes(b: Buffer, known: Buffer): boolean {
   return true;
 }
 
+/** The columns a leaf's run and id are read from. */
+function keyColumns(spec: TableSpec, cols: readonly Column[]): { tenantCol: Column; timeCol: Column; idCol: Column } {
+  const at = (name: string) => cols[spec.columns.findIndex(([n]) => n === name)]!;
+  return { tenantCol: at(spec.tenant), timeCol: at(spec.time), idCol: at(spec.id) };
+}
+
 const rowText = new Canonical();
 const warningTexts = new Canonical();
 
@@ -91,23 +106,20 @@ class TenantReader {
 }
 
 /** Adds one block's leaves (tool_calls, spans: one per row; warnings: one per (tenant, hour, span)). */
-function addBlock(out: RunBuilder, spec: TableSpec, body: Buffer, hasher: NativeRowHasher | null): void {
+function addBlock(out: RunBuilder, spec: TableSpec, stored: NativeBlock, hasher: NativeRowHasher | null): void {
   const grouped = spec.table === 'tool_call_warnings';
-  const native = !grouped && hasher !== null;
-  const block = columnsOf(body, native ? { offsets: false, native: hasher } : {});
-  const { rows, byName } = block;
+  if (!grouped && hasher !== null && hashNatively(hasher, out, spec, stored)) return;
+  // The JavaScript walk finds the columns itself (the encoder's extents are for the native walk, which checks
+  // them) and trusts the offsets: checked first (a corrupted one could make one row loop ~forever).
+  const body = stored.body;
+  const { rows, byName } = columnsOf(body);
   const cols = bind(spec, byName);
-  const tenantCol = cols[spec.columns.findIndex(([n]) => n === spec.tenant)]!;
-  const timeCol = cols[spec.columns.findIndex(([n]) => n === spec.time)]!;
-  const idCol = cols[spec.columns.findIndex(([n]) => n === spec.id)]!;
+  const { tenantCol, timeCol, idCol } = keyColumns(spec, cols);
   const prefix = `${spec.table}\n`;
   const groups = new Map<string, WarningGroup>();
   // Warning rows are kept (grouped after the loop), other rows hashed one by one from one reused buffer.
   const c = grouped ? warningTexts : rowText;
   c.pos = 0;
-  if (native && hashNatively(hasher, out, spec, body, rows, cols, tenantCol, timeCol, idCol)) return;
-  // The JavaScript walk trusts the offsets: checked first (a corrupted one could make one row loop ~forever).
-  block.checkOffsets();
   const reader = new TenantReader();
   for (let r = 0; r < rows; r++) {
     // Read before the row's cursors move past them.
@@ -154,27 +166,29 @@ let idStarts = new Int32Array(1024);
 let rowGroup = new Int32Array(1024);
 const prefixes = new Map<string, Buffer>();
 
+/** The block's columns for the native walk: from the encoder's extents when they fit, else walked. */
+function nativeColumns(body: Buffer, hasher: NativeRowHasher, parts: readonly number[] | undefined): BlockColumns {
+  if (parts) {
+    try {
+      return columnsOf(body, { offsets: false, native: hasher, parts });
+    } catch {
+      // Extents that misled the header parse: the walk below finds the columns, or names what is wrong.
+    }
+  }
+  return columnsOf(body, { offsets: false, native: hasher });
+}
+
 /**
  * addBlock's rows hashed by the native row hasher (one call per block), their tenants, hours and id positions read
- * here; the ids are copied into the runs as the block holds them (Native strings). False, with the columns' cursors
- * untouched, when it declines the block (non-ASCII map keys, malformed): JavaScript does it.
+ * here; the ids are copied into the runs as the block holds them (Native strings). False, nothing added, when it
+ * declines the block (non-ASCII map keys, malformed, a column not ending where its part ends): JavaScript does it.
  */
-function hashNatively(
-  hasher: NativeRowHasher,
-  out: RunBuilder,
-  spec: TableSpec,
-  body: Buffer,
-  rows: number,
-  cols: readonly Column[],
-  tenantCol: Column,
-  timeCol: Column,
-  idCol: Column,
-): boolean {
-  const desc = new Float64Array(5 * cols.length);
-  for (let i = 0; i < cols.length; i++) {
-    const c = cols[i]!;
-    desc.set([c.layout, c.a, c.b, c.c, c.d], 5 * i);
-  }
+function hashNatively(hasher: NativeRowHasher, out: RunBuilder, spec: TableSpec, stored: NativeBlock): boolean {
+  const body = stored.body;
+  const { rows, byName } = nativeColumns(body, hasher, stored.parts);
+  const cols = bind(spec, byName);
+  const { tenantCol, timeCol, idCol } = keyColumns(spec, cols);
+  const desc = descriptorsOf(cols);
   if (hashOut.length < 32 * rows) hashOut = Buffer.allocUnsafe(32 * rows);
   if (idStarts.length < rows + 1) {
     idStarts = new Int32Array(rows + 1);
@@ -226,9 +240,9 @@ export function runsFromBlocks(
   hasher: NativeRowHasher | null = nativeRowHasher ?? null,
 ): RunsByTenant {
   const out = new RunBuilder();
-  if (blocks.toolCalls.rows > 0) addBlock(out, TOOL_CALLS_SPEC, blocks.toolCalls.body, hasher);
-  if (blocks.warnings.rows > 0) addBlock(out, WARNINGS_SPEC, blocks.warnings.body, hasher);
-  if (blocks.spans.rows > 0) addBlock(out, SPANS_SPEC, blocks.spans.body, hasher);
+  if (blocks.toolCalls.rows > 0) addBlock(out, TOOL_CALLS_SPEC, blocks.toolCalls, hasher);
+  if (blocks.warnings.rows > 0) addBlock(out, WARNINGS_SPEC, blocks.warnings, hasher);
+  if (blocks.spans.rows > 0) addBlock(out, SPANS_SPEC, blocks.spans, hasher);
   return out.runs();
 }
 

@@ -1,6 +1,7 @@
 /**
  * The audit path's cost per row, step by step, as the ingest pays it after each stored batch (issue 38): the same
- * batches (Native blocks of anchor-shaped tool spans: 512 per request, one tenant, one hour) through each step of
+ * batches (the Native blocks the column path assembles from anchor-shaped tool spans: 512 per request, one tenant,
+ * one hour, with their parts' extents) through each step of
  * `record`, on this machine's real ClickHouse. CPU of this process per row (process.cpuUsage around each step; for
  * the insert also ClickHouse's own CPU per row, from /proc), medians over the rounds.
  *
@@ -35,15 +36,14 @@ import { leafHashes } from '../audit/log/hashes.ts';
 import { generateNoteKey, parseSigner, signNote } from '../audit/log/note.ts';
 import { type EntriesRow, LogStore } from '../audit/log/store.ts';
 import { TileEdge } from '../audit/log/tiles.ts';
-import { bind, columnsOf } from '../audit/native-block.ts';
+import { bind, columnsOf, descriptorsOf } from '../audit/native-block.ts';
 import { END, START } from '../audit/native-canonical.ts';
 import { nativeRowHasher } from '../audit/native-core/index.ts';
 import { runsFromBlocks, type StoredBlocks } from '../audit/native-entries.ts';
 import { createDigestRecorder } from '../audit/recorder.ts';
-import { emptyFlattenResult, flattenInto } from '../ingest/flatten.ts';
-import { encodeRows } from '../ingest/writer.ts';
+import { assembleBlocks, ColumnArena, type ColumnsMark } from '../ingest/columns/arena.ts';
+import { decodeToColumns } from '../ingest/columns/decode.ts';
 import { type ClickHouseClient, clickHouseOf } from '../platform/clickhouse.ts';
-import { decodeExportTraceServiceRequest } from '../platform/otlp/index.ts';
 import { DEFAULT_RETENTION_DAYS } from '../schema/config.ts';
 import { migrateUp } from '../schema/migrations.ts';
 import { loadServicesConfig } from '../services/config.ts';
@@ -72,17 +72,20 @@ const serverCpuMs = localClickHouseCpu(svc.home) ?? (() => undefined);
 const key = generateNoteKey('bench.audit-path');
 const signer = parseSigner(key.signer);
 
-/** One batch as the ingest stores it: REQUESTS requests of 512 tool spans (+1 parent span each), one hour. */
+/**
+ * One batch as the ingest stores it: REQUESTS requests of 512 tool spans (+1 parent span each), one hour, through
+ * the column path (wire bytes -> arena -> Native blocks, with the extents of their parts).
+ */
 function batchBlocks(tenant: string, seed: number, startMs: number): StoredBlocks {
-  const out = emptyFlattenResult();
-  for (let m = 0; m < REQUESTS; m++)
-    flattenInto(
-      out,
-      decodeExportTraceServiceRequest(
-        syntheticMessage({ tenant, toolSpans: SPANS_PER_REQUEST, seed: seed * 1000 + m, startMs }),
-      ),
-    );
-  return encodeRows(out);
+  const arena = new ColumnArena();
+  const marks: ColumnsMark[] = [];
+  for (let m = 0; m < REQUESTS; m++) {
+    const bytes = syntheticMessage({ tenant, toolSpans: SPANS_PER_REQUEST, seed: seed * 1000 + m, startMs });
+    const mark = decodeToColumns(arena, bytes);
+    if (!mark) throw new Error('a synthetic request left the column path');
+    marks.push(mark);
+  }
+  return assembleBlocks(arena, marks);
 }
 const rowsOf = (b: StoredBlocks) => b.toolCalls.rows + b.warnings.rows + b.spans.rows;
 
@@ -100,12 +103,9 @@ async function cpu(f: () => unknown): Promise<{ us: number; serverUs: number | u
 function hashToolCalls(b: StoredBlocks, textOnly: boolean): void {
   if (!nativeRowHasher) throw new Error('the native row hasher is not built (npm run build:native)');
   const body = b.toolCalls.body;
-  // Found as runsFromBlocks finds them (string columns skipped natively), so that `runs` is the grouping alone.
-  const { rows, byName } = columnsOf(body, { offsets: false, native: nativeRowHasher });
-  const cols = bind(TOOL_CALLS_SPEC, byName);
-  const desc = new Float64Array(5 * cols.length);
-  for (let i = 0; i < cols.length; i++)
-    desc.set([cols[i]!.layout, cols[i]!.a, cols[i]!.b, cols[i]!.c, cols[i]!.d], 5 * i);
+  // Found as runsFromBlocks finds them (from the encoder's extents when it gave them), so that `runs` is the grouping alone.
+  const { rows, byName } = columnsOf(body, { offsets: false, native: nativeRowHasher, parts: b.toolCalls.parts });
+  const desc = descriptorsOf(bind(TOOL_CALLS_SPEC, byName));
   const out = Buffer.allocUnsafe(32 * rows);
   if (nativeRowHasher.hashRows(body, desc, rows, Buffer.from('tool_calls\n'), START, END, out, textOnly) !== 0)
     throw new Error('the native hasher declined the block');

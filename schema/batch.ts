@@ -8,6 +8,12 @@ import type { Buffer } from 'node:buffer';
 export interface NativeBlock {
   rows: number;
   body: Buffer;
+  /**
+   * Where each part of each column lies in `body` (start and end of part p at 2p, 2p + 1; a column's parts as
+   * Native lays them out), when its encoder knows them: the audit then finds the string columns without walking
+   * their lengths, and its native walk checks each column ends there (audit/native-block.ts `columnsOf`).
+   */
+  parts?: readonly number[];
 }
 
 export interface BatchBlocks {

@@ -12,7 +12,8 @@ import { PACKAGE_ROOT } from '../../platform/package-root.ts';
 
 export interface NativeRowHasher {
   /**
-   * Hashes `rows` rows of a Native block: `columns` holds (layout, a, b, c, d) per canonical column, `prefix` the
+   * Hashes `rows` rows of a Native block: `columns` holds (layout, a, b, c, d, stop, stop2) per canonical column
+   * (native-block.ts `descriptorsOf`; non-zero when a string cursor does not stop at its part's end), `prefix` the
    * table line, `start`/`end` the start_time/end_time columns (DURATION). Writes each row's SHA-256 (32 bytes) into
    * `out`.
    * Returns 0, or non-zero when JavaScript must do the block (a non-ASCII map key, or a malformed block).

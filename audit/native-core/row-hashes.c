@@ -6,8 +6,9 @@
  * code and JavaScript redoes the block itself (precise errors there).
  *
  * hashRows(body, columns, rows, prefix, start, end, out[, textOnly]) -> number
- *   columns: Float64Array, 5 numbers per canonical column in canonical order: layout, a, b, c, d (the `Column`
- *            cursors of native-entries.ts); start, end: the start_time and end_time columns (DURATION)
+ *   columns: Float64Array, 7 numbers per canonical column in canonical order: layout, a, b, c, d, stop, stop2 (the
+ *            `Column` of native-block.ts: its cursors, and where its string cursors must stop: MALFORMED when a
+ *            walked column does not end exactly at its part's end); start, end: the start_time and end_time columns
  *   prefix:  the table line ("tool_calls\n") each row's text starts with
  *   out:     32 * rows bytes, each row's SHA-256 (the entry hash of the Merkle log's leaf)
  *   textOnly: true = write each row's text and hash nothing, out untouched (bench/audit-path.ts times the two apart)
@@ -32,7 +33,7 @@ enum { OK = 0, NEEDS_JS = 1, MALFORMED = 2 };
 
 typedef struct {
   int layout;
-  size_t a, b, c, d, end, end2;
+  size_t a, b, c, d, stop, stop2, end, end2;
 } column;
 
 typedef struct {
@@ -350,6 +351,28 @@ static int write_value(text *t, block *k, column *col, size_t r, column *start, 
   }
 }
 
+/* Whether every string cursor stopped where its part ends: else the block's columns were not where they were said. */
+static int stopped(const column *cols, size_t ncols) {
+  for (size_t i = 0; i < ncols; i++) {
+    const column *c = &cols[i];
+    switch (c->layout) {
+      case STR:
+        if (c->a != c->stop) return MALFORMED;
+        break;
+      case ARR_STR:
+        if (c->b != c->stop) return MALFORMED;
+        break;
+      case MAP:
+        if (c->b != c->stop || c->c != c->stop2) return MALFORMED;
+        break;
+      case ARR_MAP:
+        if (c->c != c->stop || c->d != c->stop2) return MALFORMED;
+        break;
+    }
+  }
+  return OK;
+}
+
 static napi_value hash_rows(napi_env env, napi_callback_info info) {
   size_t argc = 8;
   napi_value argv[8], result;
@@ -366,7 +389,7 @@ static napi_value hash_rows(napi_env env, napi_callback_info info) {
   uint32_t rows, start_i, end_i;
   if (napi_get_buffer_info(env, argv[0], &body, &body_len) != napi_ok ||
       napi_get_typedarray_info(env, argv[1], &type, &desc_len, &desc, &ab, &ab_offset) != napi_ok ||
-      type != napi_float64_array || desc_len % 5 != 0 || napi_get_value_uint32(env, argv[2], &rows) != napi_ok ||
+      type != napi_float64_array || desc_len % 7 != 0 || napi_get_value_uint32(env, argv[2], &rows) != napi_ok ||
       napi_get_buffer_info(env, argv[3], &prefix, &prefix_len) != napi_ok ||
       napi_get_value_uint32(env, argv[4], &start_i) != napi_ok ||
       napi_get_value_uint32(env, argv[5], &end_i) != napi_ok ||
@@ -376,16 +399,16 @@ static napi_value hash_rows(napi_env env, napi_callback_info info) {
   }
   bool text_only = false;
   if (argc >= 8 && napi_get_value_bool(env, argv[7], &text_only) != napi_ok) text_only = false;
-  size_t ncols = desc_len / 5;
+  size_t ncols = desc_len / 7;
   const double *d = desc;
   column *cols = calloc(ncols ? ncols : 1, sizeof *cols);
   if (!cols) abort();
   int rc = OK;
   for (size_t i = 0; i < ncols; i++) {
-    double v[5];
-    memcpy(v, d + 5 * i, sizeof v);
+    double v[7];
+    memcpy(v, d + 7 * i, sizeof v);
     if (!(v[0] >= STR && v[0] <= EMPTY)) rc = MALFORMED;
-    for (int j = 1; j < 5; j++)
+    for (int j = 1; j < 7; j++)
       if (!(v[j] >= 0 && v[j] <= (double)body_len)) rc = MALFORMED;
     if (rc != OK) break;
     cols[i].layout = (int)v[0];
@@ -393,6 +416,8 @@ static napi_value hash_rows(napi_env env, napi_callback_info info) {
     cols[i].b = (size_t)v[2];
     cols[i].c = (size_t)v[3];
     cols[i].d = (size_t)v[4];
+    cols[i].stop = (size_t)v[5];
+    cols[i].stop2 = (size_t)v[6];
   }
   if (start_i >= ncols || end_i >= ncols) rc = MALFORMED;
   block k = {body, body_len, OK, NULL, NULL, NULL, NULL, 0};
@@ -419,6 +444,7 @@ static napi_value hash_rows(napi_env env, napi_callback_info info) {
       break;
     }
   }
+  if (rc == OK) rc = stopped(cols, ncols);
   EVP_MD_CTX_free(ctx);
   EVP_MD_free(sha256);
   free(cols);

@@ -1,6 +1,7 @@
 /** A partition's column streams, where messages' rows append, and the Native blocks assembled from their ranges. */
 import { Buffer } from 'node:buffer';
 import { nativeTypeName as nativeTypeName$ } from '../../platform/native/encode.ts';
+import type { NativeBlock } from '../../schema/batch.ts';
 import {
   type ColumnLayout,
   SPANS as SPANS$,
@@ -53,11 +54,11 @@ export class ColumnArena {
   }
 }
 
-/** The three Native blocks of a batch, with their row counts. */
+/** The three Native blocks of a batch, with their row counts (and, from the arena, where their parts lie). */
 export interface EncodedRows {
-  toolCalls: { rows: number; body: Buffer };
-  warnings: { rows: number; body: Buffer };
-  spans: { rows: number; body: Buffer };
+  toolCalls: NativeBlock;
+  warnings: NativeBlock;
+  spans: NativeBlock;
 }
 
 const COLUMN_HEADERS = new Map<ColumnLayout, Buffer>();
@@ -71,7 +72,13 @@ function columnHeader(c: ColumnLayout): Buffer {
 }
 
 /** One table's Native block from the marks' ranges (in order; adjacent ranges are copied at once). */
-function assembleTable(arena: ColumnArena, table: TableLayout, marks: readonly ColumnsMark[], rows: number): Buffer {
+function assembleTable(
+  arena: ColumnArena,
+  table: TableLayout,
+  marks: readonly ColumnsMark[],
+  rows: number,
+): NativeBlock {
+  const parts: number[] = [];
   let size = 0;
   const head = Buffer.concat([varintBytes(table.columns.length), varintBytes(rows)]);
   size += head.length;
@@ -91,6 +98,7 @@ function assembleTable(arena: ColumnArena, table: TableLayout, marks: readonly C
     for (let k = 0; k < c.kinds.length; k++) {
       const s = c.first + k;
       const src = arena.streams[s]!.buf;
+      parts.push(pos);
       if (c.kinds[k] === 'counts') {
         // Per-row counts -> cumulative UInt64 end offsets over the block.
         let total = 0;
@@ -109,6 +117,7 @@ function assembleTable(arena: ColumnArena, table: TableLayout, marks: readonly C
             pos += 8;
           }
         }
+        parts.push(pos);
         continue;
       }
       let i = 0;
@@ -119,10 +128,11 @@ function assembleTable(arena: ColumnArena, table: TableLayout, marks: readonly C
         while (i < marks.length && marks[i]!.ranges[2 * s] === end) end = marks[i++]!.ranges[2 * s + 1]!;
         pos += src.copy(out, pos, start, end);
       }
+      parts.push(pos);
     }
   }
   if (pos !== size) throw new Error(`ingest/columns: assembled ${pos} bytes, expected ${size}`);
-  return out;
+  return { rows, body: out, parts };
 }
 
 /** The Native blocks of the messages with these marks (in offset order). */
@@ -147,11 +157,11 @@ export function assembleBlocks(arena: ColumnArena, marks: readonly ColumnsMark[]
     }
     parts = [{ toolCalls, warnings, spans, ranges, seq: first.seq }];
   }
-  const block = (table: TableLayout, rows: number) =>
-    rows === 0 ? Buffer.alloc(0) : assembleTable(arena, table, parts, rows);
+  const block = (table: TableLayout, rows: number): NativeBlock =>
+    rows === 0 ? { rows, body: Buffer.alloc(0) } : assembleTable(arena, table, parts, rows);
   return {
-    toolCalls: { rows: toolCalls, body: block(TOOL_CALLS, toolCalls) },
-    warnings: { rows: warnings, body: block(WARNINGS, warnings) },
-    spans: { rows: spans, body: block(SPANS, spans) },
+    toolCalls: block(TOOL_CALLS, toolCalls),
+    warnings: block(WARNINGS, warnings),
+    spans: block(SPANS, spans),
   };
 }

@@ -7,9 +7,11 @@
  */
 import assert from 'node:assert/strict';
 import { statSync } from 'node:fs';
+import { TOOL_CALLS_SPEC } from '../../../audit/canonical.ts';
 import type { DigestEntry } from '../../../audit/chain.ts';
 import { digestEntries, type EntriesByTenant } from '../../../audit/entries.ts';
-import { columnsOf } from '../../../audit/native-block.ts';
+import { bind, columnsOf, descriptorsOf, MAP, STR } from '../../../audit/native-block.ts';
+import { END, START } from '../../../audit/native-canonical.ts';
 import {
   NATIVE_ADDON_PATH,
   NATIVE_SOURCE_PATH,
@@ -281,7 +283,91 @@ export const NATIVE_ROW_HASHER_CASES: Cases = [
       assert.ok(cut > 20, `${cut} cuts inside a string column`);
     },
   ],
+
+  [
+    'finds the string columns from the extents the column path reports where walking them finds them',
+    () => {
+      if (!nativeRowHasher) return assert.equal(process.env.TOOLTRAIL_NATIVE_DIGESTS, '0');
+      const b = columnPathBlocks();
+      for (const table of ['toolCalls', 'warnings', 'spans'] as const) {
+        const { body, parts } = b[table];
+        assert.ok(parts && parts.length > 0, `${table}: the arena reports its parts`);
+        const given = columnsOf(body, { offsets: false, native: nativeRowHasher, parts });
+        const walked = columnsOf(body, { offsets: false, native: nativeRowHasher });
+        assert.deepEqual([...given.byName], [...walked.byName], table);
+      }
+    },
+  ],
+
+  [
+    'walks the columns whose reported extents do not fit, and hashes the block as without them',
+    () => {
+      if (!nativeRowHasher) return assert.equal(process.env.TOOLTRAIL_NATIVE_DIGESTS, '0');
+      const b = columnPathBlocks();
+      const expected = normal(entriesWith({ ...b, toolCalls: { ...b.toolCalls, parts: undefined } }, nativeRowHasher));
+      const parts = b.toolCalls.parts!;
+      const middle = 2 * Math.floor(parts.length / 4);
+      // A string column's end is taken as given: moved, it misleads the parse of the next column's header.
+      const walked = columnsOf(b.toolCalls.body, { offsets: false, native: nativeRowHasher });
+      const str = [...walked.byName.values()].find((c) => c.layout === STR && parts.indexOf(c.a) > middle)!;
+      const strEnd = parts.indexOf(str.a) + 1;
+      const wrong: Record<string, number[]> = {
+        'a part starting a byte late': parts.map((x, i) => (i === middle ? x + 1 : x)),
+        'every extent from the middle on 3 bytes later': parts.map((x, i) => (i > middle ? x + 3 : x)),
+        "a string column's end and every extent after it 3 bytes later": parts.map((x, i) => (i >= strEnd ? x + 3 : x)),
+        'cut short': parts.slice(0, middle),
+        'past the end': parts.map((x, i) => (i === parts.length - 1 ? x + 1 : x)),
+      };
+      for (const [why, p] of Object.entries(wrong)) {
+        const block = { ...b, toolCalls: { ...b.toolCalls, parts: p } };
+        assert.deepEqual(normal(entriesWith(block, nativeRowHasher)), expected, why);
+      }
+      const late = columnsOf(b.toolCalls.body, {
+        offsets: false,
+        native: nativeRowHasher,
+        parts: wrong['a part starting a byte late'],
+      });
+      assert.deepEqual([...late.byName], [...walked.byName], 'a part starting late: its column walked');
+    },
+  ],
+
+  [
+    'refuses to hash a block whose string column does not stop where its part ends',
+    () => {
+      if (!nativeRowHasher) return assert.equal(process.env.TOOLTRAIL_NATIVE_DIGESTS, '0');
+      const { body, rows } = columnPathBlocks().toolCalls;
+      const cols = bind(TOOL_CALLS_SPEC, columnsOf(body, { offsets: false, native: nativeRowHasher }).byName);
+      const out = Buffer.alloc(32 * rows);
+      const hash = (desc: Float64Array) =>
+        nativeRowHasher!.hashRows(body, desc, rows, Buffer.from('tool_calls\n'), START, END, out);
+      assert.equal(hash(descriptorsOf(cols)), 0, 'as found');
+      const checked = cols.filter((c) => c.layout === STR || c.layout === MAP);
+      assert.ok(checked.length > 3, 'string and map columns to move');
+      for (const c of checked) {
+        for (const field of ['stop', 'stop2'] as const) {
+          if (c.layout === STR && field === 'stop2') continue;
+          const moved = cols.map((x) => (x === c ? { ...x, [field]: x[field] - 1 } : x));
+          assert.notEqual(hash(descriptorsOf(moved)), 0, `${field} of a ${c.layout === STR ? 'string' : 'map'} column`);
+        }
+      }
+    },
+  ],
 ];
+
+/** Column-path blocks (wire bytes -> arena -> Native, with their parts) of tool calls, warnings and spans. */
+function columnPathBlocks(): StoredBlocks {
+  const arena = new ColumnArena();
+  const marks = [];
+  for (let i = 0; i < 6; i++) {
+    const mark = decodeToColumns(
+      arena,
+      syntheticMessage({ tenant: 'acme', toolSpans: 5 + i, seed: i, warningEvery: 2 }),
+    );
+    assert.ok(mark, `message ${i} takes the column path`);
+    marks.push(mark);
+  }
+  return assembleBlocks(arena, marks);
+}
 
 /** The digest entries' cases, run with the hasher `useHasher` set (null: the JavaScript writer). */
 export const DIGEST_ENTRY_CASES: Cases = [
