@@ -16,7 +16,8 @@
  *   tile storage     the tiles and entries rows of the batch, one Native insert into audit_log_tiles
  *   checkpoint       sign, store (no witness); per row at one checkpoint per batch (the default cadence signs at
  *                    most one per batch: every 10,000 rows or 60 s)
- * Then `record` as shipped, end to end (a signing key), for comparison with the sum of the steps.
+ * Then `record` as shipped, end to end (a signing key), for comparison with the sum of the steps. And each batch's
+ * `runsFromBlocks` again with its columns walked (the column path's extents left out): what the extents save.
  *
  * `--before <commit>` runs that commit's own bench/audit-path.ts (its steps: the chain, one row per node) in a git
  * worktree, one round before each of this checkout's rounds, and prints both: the same run, alternated.
@@ -125,6 +126,9 @@ type Step = (typeof STEPS)[number];
 
 interface Round {
   steps: Record<Step, number>;
+  /** runsFromBlocks per row with the column path's extents, and with the columns walked (parts left out). */
+  runsWithExtents: number;
+  runsWalked: number;
   storageServer: number;
   whole: number;
   wholeServer: number;
@@ -144,6 +148,8 @@ async function round(
   const rows = batches.reduce((n, b) => n + rowsOf(b), 0);
   const us: Record<Step, number> = Object.fromEntries(STEPS.map((s) => [s, 0])) as never;
   let storageServer = 0;
+  let withExtents = 0;
+  let walked = 0;
   const edge = new TileEdge();
   for (const [i, b] of batches.entries()) {
     const text = await cpu(() => hashToolCalls(b, true));
@@ -152,6 +158,10 @@ async function round(
     const all = await cpu(() => {
       runs = runsFromBlocks(b);
     });
+    // The same batch with its columns walked, right after: the extents' share of `runs` and the hasher's steps.
+    const bare = { ...b, toolCalls: { ...b.toolCalls, parts: undefined }, spans: { ...b.spans, parts: undefined } };
+    walked += (await cpu(() => runsFromBlocks(bare))).us;
+    withExtents += all.us;
     us['canonical text'] += text.us;
     us['entry hash'] += hashed.us - text.us;
     us.runs += all.us - hashed.us;
@@ -225,6 +235,8 @@ async function round(
   return {
     steps: Object.fromEntries(STEPS.map((s) => [s, us[s] / rows])) as Record<Step, number>,
     storageServer: storageServer / rows,
+    runsWithExtents: withExtents / rows,
+    runsWalked: walked / rows,
     whole: w.us / rows,
     wholeServer: (w.serverUs ?? 0) / rows,
     wholeRowsPerSec: rows / ((performance.now() - t0) / 1000),
@@ -329,6 +341,11 @@ async function main(): Promise<void> {
         ? `; before ${beforeWhole.toFixed(2)} us/row (+ ClickHouse ${beforeWholeServer?.toFixed(2)}): ${(whole / beforeWhole).toFixed(3)}x`
         : ''),
   );
+  const extents = med(rounds.map((x) => x.runsWithExtents));
+  const walkedMed = med(rounds.map((x) => x.runsWalked));
+  console.log(
+    `  runsFromBlocks ${extents.toFixed(2)} us/row with the column path's extents, ${walkedMed.toFixed(2)} walking the columns: ${(extents / walkedMed).toFixed(3)}x`,
+  );
   const figures: BenchFigure[] = STEPS.map((s) => {
     const b = beforeStep(s);
     return {
@@ -347,6 +364,13 @@ async function main(): Promise<void> {
       unit: 'us/row',
     },
     { name: 'audit path per row: sum of the steps', value: sum, unit: 'us/row' },
+    {
+      name: "runsFromBlocks per row, with the column path's extents",
+      ...spread(rounds.map((x) => x.runsWithExtents)),
+      unit: 'us/row',
+      baseline: { name: 'the same blocks, columns walked (same run)', value: walkedMed },
+      ratio: extents / walkedMed,
+    },
     {
       name: 'record per row, end to end (this process)',
       ...spread(rounds.map((x) => x.whole)),

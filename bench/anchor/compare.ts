@@ -744,60 +744,44 @@ async function main(): Promise<void> {
         met: (r) => r <= 0.7,
       }),
     ];
-    const server = (s: StoreSide) => c[s].map((x) => x.serverCpuSecPer100k).filter((x): x is number => x !== undefined);
-    if (server('tooltrail').length > 0 && server('otelcol').length > 0) {
-      console.log(line('ClickHouse server CPU s/100k rows', server('tooltrail'), server('otelcol'), '', 2));
+    // ClickHouse's CPU and, what a deployment pays for, the consumer and the database it writes to together: over
+    // the window, then till each side's merges settled (mostly after its last row: no target, the full cost).
+    const serverFigures = (
+      read: (x: StoreRound) => number | undefined,
+      labels: [server: string, both: string, serverFigure: string, bothFigure: string],
+      target?: { text: string; met: (ratio: number) => boolean },
+    ) => {
+      // Every round has both readings, or its server reading is left out of both figures.
+      const rounds = (s: StoreSide) => c[s].flatMap((x) => (read(x) === undefined ? [] : [x]));
+      const server = (s: StoreSide) => rounds(s).map((x) => read(x)!);
+      const both = (s: StoreSide) => rounds(s).map((x) => 1e5 / (x.cpuSecPer100k + read(x)!));
+      if (server('tooltrail').length === 0 || server('otelcol').length === 0) return;
+      console.log(line(labels[0], server('tooltrail'), server('otelcol'), '', 2));
+      console.log(line(labels[1], both('tooltrail'), both('otelcol'), ''));
       figures.push(
-        figure(
-          'Kafka -> ClickHouse, ClickHouse server CPU per 100k rows',
-          'CPU s',
-          server('tooltrail'),
-          server('otelcol'),
-        ),
+        figure(labels[2], 'CPU s', server('tooltrail'), server('otelcol')),
+        figure(labels[3], 'spans/CPU-s', both('tooltrail'), both('otelcol'), target),
       );
-      // What a deployment pays for: the consumer and the database it writes to (every round has both readings).
-      const both = (s: StoreSide) =>
-        c[s].flatMap((x) =>
-          x.serverCpuSecPer100k === undefined ? [] : [1e5 / (x.cpuSecPer100k + x.serverCpuSecPer100k)],
-        );
-      console.log(line('spans/CPU-s, consumer + ClickHouse', both('tooltrail'), both('otelcol'), ''));
-      figures.push(
-        figure(
-          'Kafka -> ClickHouse, spans per CPU second of consumer and ClickHouse server together',
-          'spans/CPU-s',
-          both('tooltrail'),
-          both('otelcol'),
-          { text: '>= 1.0x the OTel Collector', met: atLeast },
-        ),
-      );
-    }
-    // The same with the merges of each side's parts, which mostly run after its last row: no target, the full cost.
-    const settled = (s: StoreSide) =>
-      c[s].flatMap((x) => (x.settledServerCpuSecPer100k === undefined ? [] : [x.settledServerCpuSecPer100k]));
-    if (settled('tooltrail').length > 0 && settled('otelcol').length > 0) {
-      console.log(line('ClickHouse CPU s/100k, till merged', settled('tooltrail'), settled('otelcol'), '', 2));
-      figures.push(
-        figure(
-          'Kafka -> ClickHouse, ClickHouse server CPU per 100k rows, till the merges settled',
-          'CPU s',
-          settled('tooltrail'),
-          settled('otelcol'),
-        ),
-      );
-      const bothSettled = (s: StoreSide) =>
-        c[s].flatMap((x) =>
-          x.settledServerCpuSecPer100k === undefined ? [] : [1e5 / (x.cpuSecPer100k + x.settledServerCpuSecPer100k)],
-        );
-      console.log(line('consumer + ClickHouse till merged', bothSettled('tooltrail'), bothSettled('otelcol'), ''));
-      figures.push(
-        figure(
-          'Kafka -> ClickHouse, spans per CPU second of consumer and ClickHouse server, merges included',
-          'spans/CPU-s',
-          bothSettled('tooltrail'),
-          bothSettled('otelcol'),
-        ),
-      );
-    }
+    };
+    serverFigures(
+      (x) => x.serverCpuSecPer100k,
+      [
+        'ClickHouse server CPU s/100k rows',
+        'spans/CPU-s, consumer + ClickHouse',
+        'Kafka -> ClickHouse, ClickHouse server CPU per 100k rows',
+        'Kafka -> ClickHouse, spans per CPU second of consumer and ClickHouse server together',
+      ],
+      { text: '>= 1.0x the OTel Collector', met: atLeast },
+    );
+    serverFigures(
+      (x) => x.settledServerCpuSecPer100k,
+      [
+        'ClickHouse CPU s/100k, till merged',
+        'consumer + ClickHouse till merged',
+        'Kafka -> ClickHouse, ClickHouse server CPU per 100k rows, till the merges settled',
+        'Kafka -> ClickHouse, spans per CPU second of consumer and ClickHouse server, merges included',
+      ],
+    );
     printBenchReport({ bench: 'anchor-compare', figures });
   } finally {
     for (const db of createdDatabases) await dropDatabase(ch, db).catch(() => {});
