@@ -36,6 +36,23 @@ export interface ColumnsMark {
 export class ColumnArena {
   readonly streams: Stream[] = Array.from({ length: STREAMS }, () => new Stream());
   seq = 0;
+  /** Per table, the memory its blocks are assembled into, kept from one batch to the next (see `output`). */
+  private readonly outputs: Buffer[] = [];
+
+  /**
+   * `size` bytes to assemble table `t`'s next block into: the memory of the arena's previous block of that table
+   * when it is large enough. A fresh buffer of tens of MB costs the kernel a page fault and a zeroed page per 4 KiB
+   * on first write, several times the copy itself. So a block is valid until the arena assembles the next one: the partition
+   * stores its batches one at a time, and a reset partition takes a new arena.
+   */
+  output(t: number, size: number): Buffer {
+    let b = this.outputs[t];
+    if (!b || b.length < size) {
+      b = Buffer.allocUnsafe(Math.max(size, Math.ceil((b?.length ?? 0) * 1.25)));
+      this.outputs[t] = b;
+    }
+    return b.subarray(0, size);
+  }
 
   /** Drops the bytes before the first of `live` (the marks still buffered) and shifts their ranges. */
   compact(live: readonly ColumnsMark[]): void {
@@ -74,6 +91,7 @@ function columnHeader(c: ColumnLayout): Buffer {
 /** One table's Native block from the marks' ranges (in order; adjacent ranges are copied at once). */
 function assembleTable(
   arena: ColumnArena,
+  t: number,
   table: TableLayout,
   marks: readonly ColumnsMark[],
   rows: number,
@@ -91,7 +109,7 @@ function assembleTable(
       size += c.kinds[k] === 'counts' ? bytes * 2 : bytes;
     }
   }
-  const out = Buffer.allocUnsafe(size);
+  const out = arena.output(t, size);
   let pos = head.copy(out, 0);
   for (const c of table.columns) {
     pos += columnHeader(c).copy(out, pos);
@@ -135,7 +153,7 @@ function assembleTable(
   return { rows, body: out, parts };
 }
 
-/** The Native blocks of the messages with these marks (in offset order). */
+/** The Native blocks of the messages with these marks (in offset order), valid until the arena's next ones. */
 export function assembleBlocks(arena: ColumnArena, marks: readonly ColumnsMark[]): EncodedRows {
   let toolCalls = 0;
   let warnings = 0;
@@ -157,11 +175,11 @@ export function assembleBlocks(arena: ColumnArena, marks: readonly ColumnsMark[]
     }
     parts = [{ toolCalls, warnings, spans, ranges, seq: first.seq }];
   }
-  const block = (table: TableLayout, rows: number): NativeBlock =>
-    rows === 0 ? { rows, body: Buffer.alloc(0) } : assembleTable(arena, table, parts, rows);
+  const block = (t: number, table: TableLayout, rows: number): NativeBlock =>
+    rows === 0 ? { rows, body: Buffer.alloc(0) } : assembleTable(arena, t, table, parts, rows);
   return {
-    toolCalls: block(TOOL_CALLS, toolCalls),
-    warnings: block(WARNINGS, warnings),
-    spans: block(SPANS, spans),
+    toolCalls: block(0, TOOL_CALLS, toolCalls),
+    warnings: block(1, WARNINGS, warnings),
+    spans: block(2, SPANS, spans),
   };
 }

@@ -190,6 +190,27 @@ describe('ingest column decoder (wire bytes -> Native columns)', () => {
     if (mark) same([...taken.slice(10), { bytes: more, mark }], 'a message decoded after the compaction');
   });
 
+  it('assembles each batch into the memory of the previous block of its table, grown when a batch is larger', () => {
+    const arena = new ColumnArena();
+    const batch = (from: number, count: number) => {
+      const messages = Array.from({ length: count }, (_, i) =>
+        syntheticMessage({ seed: from + i, toolSpans: 8, tenant: 'acme', warningEvery: 2 }),
+      );
+      const marks = messages.map((m) => decodeToColumns(arena, m)!);
+      const blocks = assembleBlocks(arena, marks);
+      assert.deepEqual(encodedOf(blocks), blocksOf(generalRows(messages, {})!), `batch at ${from}: its rows`);
+      arena.compact([]);
+      return blocks;
+    };
+    const first = batch(0, 6);
+    const smaller = batch(100, 3);
+    // No fresh pages per batch: a buffer of tens of MB costs the kernel a zeroed page per 4 KiB on first write.
+    assert.equal(smaller.toolCalls.body.buffer, first.toolCalls.body.buffer, 'tool_calls: the same memory');
+    assert.equal(smaller.spans.body.buffer, first.spans.body.buffer, 'spans: the same memory');
+    const larger = batch(200, 12);
+    assert.notEqual(larger.toolCalls.body.buffer, first.toolCalls.body.buffer, 'a larger batch: grown');
+  });
+
   it('names the reason of each decline', () => {
     const reasons: DeclineReason[] = [];
     const note = (r: DeclineReason) => reasons.push(r);
