@@ -104,7 +104,7 @@ async function cpu(f: () => unknown): Promise<{ us: number; serverUs: number | u
 function hashToolCalls(b: StoredBlocks, textOnly: boolean): void {
   if (!nativeRowHasher) throw new Error('the native row hasher is not built (npm run build:native)');
   const body = b.toolCalls.body;
-  // Found as runsFromBlocks finds them (from the encoder's extents when it gave them), so that `runs` is the grouping alone.
+  // Found as runsFromBlocks finds them (from the column path's extents), so that `runs` is the grouping alone.
   const { rows, byName } = columnsOf(body, { offsets: false, native: nativeRowHasher, parts: b.toolCalls.parts });
   const desc = descriptorsOf(bind(TOOL_CALLS_SPEC, byName));
   const out = Buffer.allocUnsafe(32 * rows);

@@ -42,8 +42,8 @@ export class ColumnArena {
   /**
    * `size` bytes to assemble table `t`'s next block into: the memory of the arena's previous block of that table
    * when it is large enough. A fresh buffer of tens of MB costs the kernel a page fault and a zeroed page per 4 KiB
-   * on first write, several times the copy itself. So a block is valid until the arena assembles the next one: the partition
-   * stores its batches one at a time, and a reset partition takes a new arena.
+   * on first write, several times the copy itself. So a block is valid until the arena assembles the next one: the
+   * partition stores its batches one at a time, and a reset partition takes a new arena.
    */
   output(t: number, size: number): Buffer {
     let b = this.outputs[t];
