@@ -461,7 +461,7 @@ async function intoClickHouse(
   }
 }
 
-/** Dirty pages written (`sync`) and no merge running on the server; the seconds it took when over one. */
+/** Dirty pages written (`sync`) and no merge running on the server; says how long that took when over 1.5 s. */
 async function untilQuiet(ch: ClickHouseClient): Promise<void> {
   const t0 = performance.now();
   execFileSync('sync');
@@ -613,6 +613,8 @@ async function main(): Promise<void> {
         const topic = `anchor_${side}_${RUN}_${r}`;
         createdTopics.push(topic);
         await ensureTopics(kafka, [{ topic, numPartitions: PARTITIONS }]);
+        // As in part 2: the previous side's writes are flushed before this one's window (its writeback is not ours).
+        await untilQuiet(ch);
         const x = await intoKafka(side, topic, bodies, spans);
         k[side].push(x);
         if (side === 'tooltrail' && !source) {
