@@ -22,7 +22,7 @@ export function rowCount(ch: ClickHouseClient, db: string, table: string): Promi
 
 /**
  * Waits (at most `limitMs`) until no merge runs in `db` ('' = anywhere on the server) at two polls a second apart
- * (the server schedules the next merge of a level only after the last one ended); returns how long that took.
+ * (one merge ending may let the next one start); returns how long that took.
  */
 export async function settleMerges(ch: ClickHouseClient, db: string, limitMs: number): Promise<number> {
   const t0 = performance.now();
