@@ -42,6 +42,7 @@ import { DEFAULT_RETENTION_DAYS } from '../../schema/config.ts';
 import { dropDatabase, migrateUp } from '../../schema/migrations.ts';
 import { loadServicesConfig } from '../../services/config.ts';
 import { freePort } from '../../services/process.ts';
+import { sleep } from '../../testkit/wait.ts';
 import { untilGroupStable } from '../support/group-stable.ts';
 import { postOtlp } from '../support/post-otlp.ts';
 import { type BenchFigure, printBenchReport, spread } from '../support/report.ts';
@@ -76,7 +77,6 @@ const INGEST_ONLY = args.only === 'ingest';
 
 const svc = loadServicesConfig();
 const RUN = `${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const fmt = (n: number) => Math.round(n).toLocaleString('en-US');
 /** What the run created, dropped at the end whatever happens. */
 const createdTopics: string[] = [];

@@ -5,6 +5,7 @@
  * of the Kafka -> ClickHouse leg").
  */
 import { describeGroup, type KafkaClient } from '../../platform/kafka/index.ts';
+import { sleep } from '../../testkit/wait.ts';
 
 /** Resolves once `groupId` is STABLE with a member; throws after `timeoutMs`, or when `alive()` turns false. */
 export async function untilGroupStable(
@@ -22,6 +23,6 @@ export async function untilGroupStable(
     const g = await describeGroup(kafka, groupId);
     if (g.state === 'STABLE' && g.members > 0) return;
     if (performance.now() > deadline) throw new Error(`group ${groupId} not STABLE after ${timeoutMs} ms (${g.state})`);
-    await new Promise((r) => setTimeout(r, everyMs));
+    await sleep(everyMs);
   }
 }
