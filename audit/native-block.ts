@@ -155,7 +155,18 @@ export function descriptorsOf(cols: readonly Column[]): Float64Array {
 }
 
 /** Parts of a column by layout, as Native lays them out (null map and values, offsets and elements, keys...). */
-const PARTS = [1, 1, 1, 1, 2, 2, 2, 2, 3, 4];
+const PARTS: Record<number, number> = {
+  [STR]: 1,
+  [BOOL]: 1,
+  [U64]: 1,
+  [I64]: 1,
+  [NULL_U64]: 2,
+  [NULL_I64]: 2,
+  [ARR_STR]: 2,
+  [ARR_I64]: 2,
+  [MAP]: 3,
+  [ARR_MAP]: 4,
+};
 
 /**
  * A column from the extents its encoder reports (part p: `parts[2p]` to `parts[2p + 1]`): contiguous from the
