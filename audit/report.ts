@@ -11,6 +11,8 @@ export const ISSUE_KINDS = [
   'row_added',
   /** A digest record whose fields no longer hash to its digest_hash, or whose row list was edited. */
   'digest_altered',
+  /** Entries (or a digest record) hashed in a canonical version this tooltrail does not know: rows not compared. */
+  'canonical_unknown',
   /** A digest record of the chain is missing (seq gap). */
   'digest_missing',
   /** A record does not link to its predecessor's hash. */

@@ -6,11 +6,12 @@
  * row_deleted, unless a policy erased the hour (the retention TTL, a recorded deletion request): then counted as
  * expired by policy, never as deleted; a row whose hash differs -> row_changed; a row nothing covers (or more copies
  * than entries) -> row_added; a record whose entry list no longer hashes to its rows_hash, or entries whose ids and
- * hashes no longer pair up -> digest_altered.
+ * hashes no longer pair up -> digest_altered; entries hashed in a canonical version this verify does not know ->
+ * canonical_unknown, their rows neither compared nor reported added.
  */
 import { z } from 'zod';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
-import { columnIndex, entryHash, selectList, TABLE_SPECS, type TableSpec } from './canonical.ts';
+import { CANONICAL_VERSION, columnIndex, entryHash, selectList, TABLE_SPECS, type TableSpec } from './canonical.ts';
 import { rowsHash } from './chain.ts';
 import type { Expired } from './report.ts';
 import { sqlFile } from './sql.ts';
@@ -39,6 +40,7 @@ const RunRow = z.object({
   batch_id: z.string(),
   recorded_ms_text: decimal,
   backfill: z.boolean(),
+  canonical_version: z.coerce.number(),
 });
 
 /** A late batch's rows of one hour in the log (the report's backfill, for rows the log records). */
@@ -164,6 +166,26 @@ async function verifyHour(
   const records = await rows(ch, sqlFile('digests_of_hour'), { db, tenant: h.tenant, hour_s: hour }, DigestRow);
   counts.digestRecords += records.length;
   const expected = new Map<string, Expected>();
+  // Rows recorded in a canonical version this verify does not know: not compared, and not reported added.
+  const unknown = new Set<string>();
+  const unknownVersion = (
+    version: number,
+    at: { chain: string; seq: number; batch_id: string; what: string },
+    rows: readonly { table: string; id: string }[],
+  ): boolean => {
+    if (version === CANONICAL_VERSION) return false;
+    issue({
+      kind: 'canonical_unknown',
+      tenant: h.tenant,
+      hour: hourIso,
+      chain: at.chain,
+      seq: at.seq,
+      batch_id: at.batch_id,
+      statement: `${at.what} hashed ${rows.length} row(s) in canonical version ${version}; this tooltrail knows version ${CANONICAL_VERSION}: verify them with the tooltrail that wrote them, or a newer one`,
+    });
+    for (const r of rows) unknown.add(`${r.table}\u0000${r.id}`);
+    return true;
+  };
   for (const r of records) {
     const seq = Number(r.seq_text);
     const n = r.row_ids.length;
@@ -184,6 +206,8 @@ async function verifyHour(
         statement: `the row list of digest record ${r.chain}#${seq} no longer matches its rows_hash: it was edited`,
       });
     }
+    const at = { chain: r.chain, seq, batch_id: r.batch_id, what: `digest record ${r.chain}#${seq}` };
+    if (unknownVersion(r.canonical_version, at, entries)) continue;
     for (const e of entries)
       expect(expected, e.table, e.id, e.hash, {
         chain: r.chain,
@@ -226,6 +250,20 @@ async function verifyHour(
       });
       continue;
     }
+    const at = {
+      chain: r.log,
+      seq: first,
+      batch_id: r.batch_id,
+      what: `the entries of log ${r.log} leaves ${first}-${first + r.width - 1}`,
+    };
+    if (
+      unknownVersion(
+        r.canonical_version,
+        at,
+        r.row_ids.map((id) => ({ table: r.row_table, id })),
+      )
+    )
+      continue;
     for (const [i, id] of r.row_ids.entries())
       expect(expected, r.row_table, id, r.entries_hex.slice(64 * i, 64 * i + 64), {
         chain: r.log,
@@ -272,7 +310,7 @@ async function verifyHour(
     }
   }
   for (const [k, copies] of stored) {
-    if (expected.has(k)) continue;
+    if (expected.has(k) || unknown.has(k)) continue;
     const [table = '', id = ''] = k.split('\u0000');
     issue({
       kind: 'row_added',

@@ -30,7 +30,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { TOOL_CALLS_SPEC } from '../audit/canonical.ts';
+import { CANONICAL_VERSION, TOOL_CALLS_SPEC } from '../audit/canonical.ts';
 import { checkpointText } from '../audit/log/checkpoint.ts';
 import { defaultLogConfig } from '../audit/log/config.ts';
 import { leafHashes } from '../audit/log/hashes.ts';
@@ -192,6 +192,7 @@ async function round(
         batchId: `b${i}`,
         recordedMs: Date.now(),
         backfill: false,
+        canonicalVersion: CANONICAL_VERSION,
       };
       at += x.count;
       return e;

@@ -6,8 +6,8 @@
  *   0020-0029 reconstruction and tamper evidence (digests)
  *   0030-0039 dashboards (read-only user, views)
  *   0040-0049 alerts, second block (rollups the detectors read)
- *   0042-0043 tamper evidence, the log as tiles (numbered after 0041, so a database already at 0041 applies them
- *             last and `migrate --down` reverts them first)
+ *   0042-0044 tamper evidence, the log as tiles and its entries' canonical version (numbered after 0041, so a
+ *             database already at 0041 applies them last and `migrate --down` reverts them first)
  * DDL cannot bind parameters, so the few placeholders ({{database}}, {{on_cluster}}, {{engine}},
  * {{retention_days}}) are filled from validated configuration only — never from request input.
  */

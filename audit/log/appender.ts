@@ -5,6 +5,7 @@
  * leaves or `everySeconds` have passed since the last one, stored, and handed to the witnesses. Called under the
  * recorder's per-chain serialization, so one log has one appender at a time.
  */
+import { CANONICAL_VERSION } from '../canonical.ts';
 import type { LeafRun } from '../runs.ts';
 import { checkpointText } from './checkpoint.ts';
 import { leafHashes, type TreeHasher } from './hashes.ts';
@@ -166,6 +167,7 @@ function grow(
       batchId: batch.batchId,
       recordedMs: batch.recordedMs,
       backfill: batch.recordedMs >= (r.hour + 3600 + batch.graceSeconds) * 1000,
+      canonicalVersion: CANONICAL_VERSION,
     });
     at += r.count;
   }

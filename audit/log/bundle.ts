@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { ClickHouseClient } from '../../platform/clickhouse.ts';
-import { canonicalRow, columnIndex, selectList, TOOL_CALLS_SPEC } from '../canonical.ts';
+import { CANONICAL_VERSION, canonicalRow, columnIndex, selectList, TOOL_CALLS_SPEC } from '../canonical.ts';
 import { sqlFile } from '../sql.ts';
 import { parseCheckpoint } from './checkpoint.ts';
 import { type NoteVerifier, openNote } from './note.ts';
@@ -76,12 +76,17 @@ export async function buildBundle(
     }
     // The leaf whose entry hash is this row's; another leaf of the same id means the row changed since.
     const hash = sha(text).toString('hex');
-    const leaf = leaves.find((l) => l.rowId === id && l.entryHash === hash);
+    const leaf = leaves.find((l) => l.rowId === id && l.canonicalVersion === CANONICAL_VERSION && l.entryHash === hash);
     if (!leaf) {
-      const any = leaves.some((l) => l.rowId === id);
+      const ofRow = leaves.filter((l) => l.rowId === id);
+      const other = ofRow.find((l) => l.canonicalVersion !== CANONICAL_VERSION);
       bundle.not_provable.push({
         row_id: id,
-        reason: any ? 'the stored row differs from the one the log recorded' : 'no leaf of the log stands for the row',
+        reason: other
+          ? `its leaf was hashed in canonical version ${other.canonicalVersion}, which this tooltrail does not know`
+          : ofRow.length > 0
+            ? 'the stored row differs from the one the log recorded'
+            : 'no leaf of the log stands for the row',
       });
       continue;
     }

@@ -37,6 +37,8 @@ export interface EntriesRow {
   batchId: string;
   recordedMs: number;
   backfill: boolean;
+  /** The canonical version the entry hashes were computed in (audit/canonical.ts). */
+  canonicalVersion: number;
 }
 
 const decimal = z.string().regex(/^\d+$/);
@@ -55,6 +57,7 @@ const LeafOfRow = z.object({
   row_table: z.string(),
   row_id: z.string(),
   entry_hash: z.string(),
+  canonical_version: z.coerce.number(),
 });
 export const CheckpointRow = z.object({
   tenant: z.string(),
@@ -89,6 +92,7 @@ interface InsertRow {
   batch_id: string;
   recorded_at: string;
   backfill: boolean;
+  canonical_version: number;
 }
 const INSERT_NATIVE: readonly (readonly [keyof InsertRow, NativeType])[] = [
   ['tenant', 'String'],
@@ -104,6 +108,7 @@ const INSERT_NATIVE: readonly (readonly [keyof InsertRow, NativeType])[] = [
   ['batch_id', 'String'],
   ['recorded_at', 'DateTime64'],
   ['backfill', 'Bool'],
+  ['canonical_version', 'UInt64'],
 ];
 const NO_IDS: NativeStrings = { count: 0, bytes: new Uint8Array(0) };
 
@@ -193,6 +198,7 @@ export class LogStore {
       table: r.row_table,
       rowId: r.row_id,
       entryHash: r.entry_hash,
+      canonicalVersion: r.canonical_version,
     }));
   }
 
@@ -256,6 +262,7 @@ export class LogStore {
           batch_id: '',
           recorded_at: '0.000000000',
           backfill: false,
+          canonical_version: 0,
         });
       for (const e of entries)
         rows.push({
@@ -271,12 +278,13 @@ export class LogStore {
           batch_id: e.batchId,
           recorded_at: nanoText(e.recordedMs),
           backfill: e.backfill,
+          canonical_version: e.canonicalVersion,
         });
     }
     if (rows.length === 0) return;
     // Native: hashes and ids go as the bytes they are, sent from where they lie (no copy of the megabytes of a
-    // batch); UInt64 level, width and row_hour (unix seconds) are converted to the table's UInt8, UInt32 and
-    // DateTime, DateTime64(9) to DateTime64(3).
+    // batch); UInt64 level, width, row_hour (unix seconds) and canonical_version are converted to the table's UInt8,
+    // UInt32, DateTime and UInt8, DateTime64(9) to DateTime64(3).
     const result = await this.ch.exec({
       query: `INSERT INTO ${this.db}.audit_log_tiles (${INSERT_NATIVE.map(([c]) => c).join(', ')}) FORMAT Native`,
       values: Readable.from(encodeNativeChunks(rows, INSERT_NATIVE), { objectMode: false }),

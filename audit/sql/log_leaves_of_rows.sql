@@ -5,7 +5,8 @@ SELECT
     toString(idx + pos - 1) AS idx_text,
     row_table,
     row_ids[pos] AS row_id,
-    lower(hex(substring(hashes, (pos - 1) * 32 + 1, 32))) AS entry_hash
+    lower(hex(substring(hashes, (pos - 1) * 32 + 1, 32))) AS entry_hash,
+    canonical_version
 FROM {db:Identifier}.audit_log_tiles
 ARRAY JOIN arrayEnumerate(row_ids) AS pos
 WHERE tenant = {tenant:String} AND kind = 'entries' AND row_table = {table:String}

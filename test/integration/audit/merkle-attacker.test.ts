@@ -9,6 +9,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { CANONICAL_VERSION } from '../../../audit/canonical.ts';
 import { buildBundle, verifyBundle } from '../../../audit/log/bundle.ts';
 import { checkpointText } from '../../../audit/log/checkpoint.ts';
 import { defaultLogConfig } from '../../../audit/log/config.ts';
@@ -118,6 +119,7 @@ describe('tamper evidence against an attacker who can write every table', () => 
       batchId: 'x',
       recordedMs: Date.now(),
       backfill: false,
+      canonicalVersion: CANONICAL_VERSION,
     }));
     await t.store.append([{ id: t.id, tiles, entries: runs }]);
     const note = signNote(
@@ -280,5 +282,19 @@ describe('tamper evidence against an attacker who can write every table', () => 
         [t.calls[2]!, 'the row is not stored'],
       ],
     );
+  });
+
+  it('gives no proof for a row whose leaf was hashed in a canonical version it does not know, and says so', async () => {
+    const t = await loggedTenant();
+    await db.ch.command({
+      query: `ALTER TABLE ${db.database}.audit_log_tiles UPDATE canonical_version = 9 WHERE tenant = {tenant:String} AND kind = 'entries'`,
+      query_params: { tenant: t.tenant },
+      clickhouse_settings: { mutations_sync: '2' },
+    });
+    const bundle = await buildBundle(db.ch, t.store, db.database, t.tenant, t.calls.slice(0, 1));
+    assert.deepEqual(bundle.calls, []);
+    assert.deepEqual(bundle.not_provable, [
+      { row_id: t.calls[0]!, reason: 'its leaf was hashed in canonical version 9, which this tooltrail does not know' },
+    ]);
   });
 });

@@ -93,6 +93,27 @@ describe('tamper evidence: rows recorded by the writer (the log, or digest recor
     assert.match(r.issues[0]!.statement, /altered after it was stored/);
   });
 
+  it('names entries hashed in a canonical version it does not know, instead of reporting their rows changed or added', async () => {
+    const tenant = uniqueName('t');
+    const s = runScenario(uniqueName('sess'));
+    const rows = await ingest(db, s.spans, tenant, recorder(db, s));
+    // As a newer writer would have logged them: the tool_calls entries in a canonical version after this one.
+    await db.ch.command({
+      query: `ALTER TABLE ${db.database}.audit_log_tiles UPDATE canonical_version = 9 WHERE tenant = {tenant:String} AND kind = 'entries' AND row_table = 'tool_calls'`,
+      query_params: { tenant },
+      clickhouse_settings: { mutations_sync: '2' },
+    });
+    const r = await verify(db, tenant, s);
+    assert.equal(r.ok, false);
+    assert.deepEqual(kinds(r), ['canonical_unknown::']);
+    assert.match(
+      r.issues[0]!.statement,
+      new RegExp(`hashed ${rows.toolCalls.length} row\\(s\\) in canonical version 9; this tooltrail knows version 1`),
+    );
+    // The rows of the other tables are still compared.
+    assert.equal(r.checked.rows, rows.spans.length + 1);
+  });
+
   it('fails naming a stored row that was deleted, and a row added without a digest', async () => {
     const tenant = uniqueName('t');
     const s = runScenario(uniqueName('sess'));
