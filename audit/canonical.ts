@@ -12,7 +12,9 @@
 import * as crypto from 'node:crypto';
 import { SPANS, type TABLES, TOOL_CALL_WARNINGS, TOOL_CALLS } from '../schema/tables.ts';
 
-export const CANONICAL_VERSION = 1;
+/** The version the writer hashes rows in: 2 (binary). `verify` recomputes versions 1 (text) and 2. */
+export const CANONICAL_VERSION = 2;
+export const CANONICAL_VERSIONS: readonly number[] = [1, 2];
 
 export type ColumnType = 'string' | 'bool' | 'uint' | 'nullable_int' | 'time' | 'strings' | 'times' | 'map' | 'maps';
 
@@ -166,12 +168,110 @@ export function sha256(text: string | Uint8Array): string {
  * Hash of one digest entry: a tool call or span row, or the group of warning rows of one span in one hour.
  * `rows` hold values in the spec's column order.
  */
-export function entryHash(spec: TableSpec, rows: readonly (readonly unknown[])[]): string {
+export function entryHash(
+  spec: TableSpec,
+  rows: readonly (readonly unknown[])[],
+  version: number = CANONICAL_VERSION,
+): string {
+  if (version === 2)
+    return sha256(
+      entryBytes(
+        spec,
+        rows.map((r) => canonicalValues(spec, r)),
+      ),
+    );
+  if (version !== 1) throw new Error(`canonical: no version ${version}`);
   if (spec.table !== 'tool_call_warnings') return sha256(`${spec.table}\n${canonicalRow(spec, rows[0] ?? [])}`);
   // Warning rows have no id of their own: the group is hashed as the sorted list of its canonical rows.
   const lines = rows.map((r) => canonicalRow(spec, r)).sort();
   return sha256(`${spec.table}\n${lines.join('\n')}`);
 }
+
+// ------------------------------------------------------------------------------------------------ version 2
+
+/** A row's canonical values (version 1's text is their JSON): the input of version 2's bytes. */
+export function canonicalValues(spec: TableSpec, values: readonly unknown[]): unknown[] {
+  return spec.columns.map(([, type], i) => canonicalValue(type, values[i]));
+}
+
+/**
+ * Version 2 of an entry: the table line, then the row's canonical values in binary, as ClickHouse's RowBinary
+ * writes them (strings: LEB128 length + UTF-8; 64-bit integers and times in nanoseconds: 8 bytes little-endian;
+ * bool: 1 byte; nullable: 1 byte, 1 = null, else 0 and the value; arrays and maps: LEB128 count + elements; map
+ * pairs key-sorted as version 1). The native walk copies most of it as the block holds it, where version 1 escaped
+ * and printed every value (bench/audit-path.ts). Warning groups: each row's bytes, sorted, each after its LEB128
+ * length.
+ */
+export function entryBytes(spec: TableSpec, rows: readonly (readonly unknown[])[]): Buffer {
+  const prefix = Buffer.from(`${spec.table}\n`);
+  if (spec.table !== 'tool_call_warnings') return Buffer.concat([prefix, rowBytes(spec, rows[0] ?? [])]);
+  const each = rows.map((r) => rowBytes(spec, r)).sort(Buffer.compare);
+  return Buffer.concat([prefix, ...each.flatMap((b) => [leb128(b.length), b])]);
+}
+
+/** One row's version 2 bytes, from its canonical values. */
+export function rowBytes(spec: TableSpec, canonical: readonly unknown[]): Buffer {
+  const out: Buffer[] = [];
+  for (const [i, [, type]] of spec.columns.entries()) binaryValue(out, type, canonical[i]);
+  return Buffer.concat(out);
+}
+
+/** An unsigned LEB128 (RowBinary's lengths and counts). */
+export function leb128(n: number): Buffer {
+  const b: number[] = [];
+  let v = BigInt(n);
+  do {
+    const low = Number(v & 0x7fn);
+    v >>= 7n;
+    b.push(v > 0n ? low | 0x80 : low);
+  } while (v > 0n);
+  return Buffer.from(b);
+}
+
+function text(s: string): Buffer {
+  const b = Buffer.from(s, 'utf8');
+  return Buffer.concat([leb128(b.length), b]);
+}
+
+/** 8 bytes little-endian of a canonical integer text (unsigned 64-bit, or signed: two's complement). */
+function int64(decimal: string): Buffer {
+  const b = Buffer.alloc(8);
+  b.writeBigUInt64LE(BigInt.asUintN(64, BigInt(decimal)));
+  return b;
+}
+
+function binaryValue(out: Buffer[], type: ColumnType, v: unknown): void {
+  switch (type) {
+    case 'string':
+      out.push(text(v as string));
+      return;
+    case 'bool':
+      out.push(Buffer.from([v === true ? 1 : 0]));
+      return;
+    case 'uint':
+    case 'time':
+      out.push(int64(v as string));
+      return;
+    case 'nullable_int':
+      out.push(v === null ? Buffer.from([1]) : Buffer.concat([Buffer.from([0]), int64(v as string)]));
+      return;
+    case 'strings':
+      out.push(leb128((v as string[]).length), ...(v as string[]).map(text));
+      return;
+    case 'times':
+      out.push(leb128((v as string[]).length), ...(v as string[]).map(int64));
+      return;
+    case 'map':
+      out.push(mapBytes(v as [string, string][]));
+      return;
+    case 'maps':
+      out.push(leb128((v as [string, string][][]).length), ...(v as [string, string][][]).map(mapBytes));
+      return;
+  }
+}
+
+const mapBytes = (pairs: readonly [string, string][]) =>
+  Buffer.concat([leb128(pairs.length), ...pairs.flatMap(([k, x]) => [text(k), text(x)])]);
 
 /** The hour (unix seconds, floored) of a row's time value. */
 export function hourOf(v: unknown): number {

@@ -4,7 +4,7 @@
  * (digest-worker.ts), which must give byte-identical entries.
  */
 import type { BatchRows } from '../schema/batch.ts';
-import { entryHash, hourOf, TABLE_SPECS, type TableSpec, valuesOf } from './canonical.ts';
+import { CANONICAL_VERSION, entryHash, hourOf, TABLE_SPECS, type TableSpec, valuesOf } from './canonical.ts';
 import type { DigestEntry } from './chain.ts';
 
 /** The rows of one stored batch, per table, keyed by column name (schema/rows.ts `Rows` fits). */
@@ -17,8 +17,11 @@ function rowsBySpec(rows: StoredRows, spec: TableSpec): readonly object[] {
   return spec.table === 'tool_calls' ? rows.toolCalls : spec.table === 'spans' ? rows.spans : rows.warnings;
 }
 
-/** Entries per tenant, per hour. Warning rows are grouped per (tenant, hour, span) into one entry. */
-export function digestEntries(rows: StoredRows): EntriesByTenant {
+/**
+ * Entries per tenant, per hour, hashed in canonical `version` (the digest records before the log: 1). Warning rows
+ * are grouped per (tenant, hour, span) into one entry.
+ */
+export function digestEntries(rows: StoredRows, version = CANONICAL_VERSION): EntriesByTenant {
   const out: EntriesByTenant = new Map();
   const add = (tenant: string, hour: number, e: DigestEntry) => {
     const hours = out.get(tenant) ?? new Map<number, DigestEntry[]>();
@@ -35,7 +38,7 @@ export function digestEntries(rows: StoredRows): EntriesByTenant {
       const hour = hourOf(row[spec.time]);
       const id = String(row[spec.id] ?? '');
       if (spec.table !== 'tool_call_warnings') {
-        add(tenant, hour, { table: spec.table, id, hash: entryHash(spec, [valuesOf(spec, row)]) });
+        add(tenant, hour, { table: spec.table, id, hash: entryHash(spec, [valuesOf(spec, row)], version) });
         continue;
       }
       const k = `${tenant}\u0000${hour}\u0000${id}`;
@@ -44,7 +47,7 @@ export function digestEntries(rows: StoredRows): EntriesByTenant {
       g.rows.push(valuesOf(spec, row));
     }
     for (const g of groups.values())
-      add(g.tenant, g.hour, { table: spec.table, id: g.id, hash: entryHash(spec, g.rows) });
+      add(g.tenant, g.hour, { table: spec.table, id: g.id, hash: entryHash(spec, g.rows, version) });
   }
   return out;
 }

@@ -1,9 +1,10 @@
 /**
  * The log's leaves straight from the Native blocks the writer sent (platform/native/encode.ts, ingest/columns/),
- * with no row object: each row's canonical text (canonical.ts, version 1) is written from the block's column bytes
- * (native-block.ts reads the layout, native-canonical.ts writes the text, or the native hasher does both), then
- * hashed; the row ids are copied from the block as they are (runs.ts). It is what lets the ingest's column path (no
- * row objects) record its audit trail, and it hashes exactly what ClickHouse received.
+ * with no row object: each row's canonical bytes (canonical.ts, version 2) are written from the block's column bytes
+ * by the native hasher (audit/native-core), or, without it, by native-canonical.ts (native-block.ts reads the
+ * layout), then hashed; the row ids are copied from the block as they are (runs.ts). It
+ * is what lets the ingest's column path (no row objects) record its audit trail, and it hashes exactly what
+ * ClickHouse received.
  *
  * The bytes hashed equal `entryHash(spec, valuesOf(spec, row))` for every row the encoders accept
  * (test/unit/audit/native-entries.test.ts compares both over random rows). Assumes the blocks' strings are UTF-8,
@@ -11,7 +12,7 @@
  */
 import { Buffer } from 'node:buffer';
 import type { BatchBlocks, NativeBlock } from '../schema/batch.ts';
-import { SPANS_SPEC, sha256, type TableSpec, TOOL_CALLS_SPEC, WARNINGS_SPEC } from './canonical.ts';
+import { leb128, SPANS_SPEC, sha256, type TableSpec, TOOL_CALLS_SPEC, WARNINGS_SPEC } from './canonical.ts';
 import type { EntriesByTenant } from './entries.ts';
 import {
   type BlockColumns,
@@ -77,10 +78,10 @@ function keyColumns(spec: TableSpec, cols: readonly Column[]): { tenantCol: Colu
   return { tenantCol: at(spec.tenant), timeCol: at(spec.time), idCol: at(spec.id) };
 }
 
-const rowText = new Canonical();
-const warningTexts = new Canonical();
+const rowBytes = new Canonical();
+const warningRows = new Canonical();
 
-/** A span's warning rows in one hour: where each row's `<table>\n<canonical row>` text lies in warningTexts. */
+/** A span's warning rows in one hour: where each row's canonical bytes lie in warningRows. */
 interface WarningGroup {
   tenant: string;
   hour: number;
@@ -118,7 +119,7 @@ function addBlock(out: RunBuilder, spec: TableSpec, stored: NativeBlock, hasher:
   const prefix = `${spec.table}\n`;
   const groups = new Map<string, WarningGroup>();
   // Warning rows are kept (grouped after the loop), other rows hashed one by one from one reused buffer.
-  const c = grouped ? warningTexts : rowText;
+  const c = grouped ? warningRows : rowBytes;
   c.pos = 0;
   const reader = new TenantReader();
   for (let r = 0; r < rows; r++) {
@@ -128,15 +129,10 @@ function addBlock(out: RunBuilder, spec: TableSpec, stored: NativeBlock, hasher:
     const hour = hourAt(body, timeCol.a + 8 * r);
     const id = textAt(body, idCol.a);
     const start = c.pos;
-    c.ascii(prefix);
-    c.u8(0x5b);
-    for (let i = 0; i < cols.length; i++) {
-      if (i > 0) c.u8(0x2c);
-      writeValue(c, body, cols[i]!, r, cols);
-    }
-    c.u8(0x5d);
+    if (!grouped) c.ascii(prefix);
+    for (let i = 0; i < cols.length; i++) writeValue(c, body, cols[i]!, r, cols);
     if (!grouped) {
-      out.addEntry(tenant, hour, spec.table, id, c.hash(0));
+      out.addEntry(tenant, hour, spec.table, id, sha256(c.buf.subarray(0, c.pos)));
       c.pos = 0;
       continue;
     }
@@ -149,15 +145,13 @@ function addBlock(out: RunBuilder, spec: TableSpec, stored: NativeBlock, hasher:
     g.starts.push(start);
     g.ends.push(c.pos);
   }
-  // One entry per group, as canonical.ts `entryHash`: the sorted canonical lines under one table prefix.
+  // One entry per group, as canonical.ts `entryBytes`: the rows' bytes sorted, each after its length.
+  const head = Buffer.from(prefix);
   for (const g of groups.values()) {
-    let hash: string;
-    if (g.starts.length === 1) hash = sha256(c.buf.subarray(g.starts[0], g.ends[0]));
-    else {
-      const lines = g.starts.map((st, i) => c.buf.toString('utf8', st + prefix.length, g.ends[i]));
-      hash = sha256(`${prefix}${lines.sort().join('\n')}`);
-    }
-    out.addEntry(g.tenant, g.hour, spec.table, g.id, hash);
+    const each = g.starts.map((st, i) => c.buf.subarray(st, g.ends[i])).sort(Buffer.compare);
+    const parts: Buffer[] = [head];
+    for (const b of each) parts.push(leb128(b.length), b);
+    out.addEntry(g.tenant, g.hour, spec.table, g.id, sha256(Buffer.concat(parts)));
   }
 }
 

@@ -2,7 +2,7 @@
  * A stored batch as the Merkle log's leaves: per tenant, runs of the rows of one (hour, table), each row one leaf
  * (a span's warning rows in one hour: one leaf). A run keeps its row ids Native-encoded (varint length + bytes,
  * what the log table's `row_ids` column takes as is) and its entry hashes as 32 raw bytes each (SHA-256 of the
- * row's canonical text, canonical.ts): no object and no hex string per row on the writer's path. A tenant's leaves
+ * row's canonical bytes, canonical.ts): no object and no hex string per row on the writer's path. A tenant's leaves
  * are its runs in order: hours ascending, then tool_calls, tool_call_warnings, spans.
  */
 import { Buffer } from 'node:buffer';

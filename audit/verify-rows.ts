@@ -11,7 +11,7 @@
  */
 import { z } from 'zod';
 import type { ClickHouseClient } from '../platform/clickhouse.ts';
-import { CANONICAL_VERSION, columnIndex, entryHash, selectList, TABLE_SPECS, type TableSpec } from './canonical.ts';
+import { CANONICAL_VERSIONS, columnIndex, entryHash, selectList, TABLE_SPECS, type TableSpec } from './canonical.ts';
 import { rowsHash } from './chain.ts';
 import type { Expired } from './report.ts';
 import { sqlFile } from './sql.ts';
@@ -60,21 +60,24 @@ const ROWS_SQL: Record<TableSpec['table'], string> = {
   spans: 'spans_of_hour',
 };
 
-/** The current entries of one (tenant, hour): (table, id) -> the hash of each stored copy. */
-async function storedEntries(
+/**
+ * The current rows of one (tenant, hour): (table, id) -> each stored copy, as the values a canonical version hashes
+ * (one row; a span's warning rows of that hour together).
+ */
+async function storedCopies(
   ch: ClickHouseClient,
   db: string,
   tenant: string,
   hour: number,
-): Promise<Map<string, string[]>> {
-  const out = new Map<string, string[]>();
+): Promise<Map<string, unknown[][][]>> {
+  const out = new Map<string, unknown[][][]>();
   for (const spec of TABLE_SPECS) {
     const query = sqlFile(ROWS_SQL[spec.table]).replaceAll('{{columns}}', selectList(spec));
     const rs = await ch.query({ query, query_params: { db, tenant, hour_s: hour }, format: 'JSONCompactEachRow' });
     const values = await rs.json<unknown[]>();
     const idAt = columnIndex(spec, spec.id);
     if (spec.table !== 'tool_call_warnings') {
-      for (const v of values) push(out, `${spec.table}\u0000${String(v[idAt])}`, entryHash(spec, [v]));
+      for (const v of values) push(out, `${spec.table}\u0000${String(v[idAt])}`, [v]);
       continue;
     }
     const groups = new Map<string, unknown[][]>();
@@ -84,9 +87,17 @@ async function storedEntries(
       groups.set(id, g);
       g.push(v);
     }
-    for (const [id, g] of groups) push(out, `${spec.table}\u0000${id}`, entryHash(spec, g));
+    for (const [id, g] of groups) push(out, `${spec.table}\u0000${id}`, g);
   }
   return out;
+}
+
+const SPEC_OF = new Map<string, TableSpec>(TABLE_SPECS.map((s) => [s.table, s]));
+
+/** Whether a stored copy hashes, in one of the versions its entries were recorded in, to one of their hashes. */
+function matches(table: string, copy: unknown[][], x: Expected): boolean {
+  const spec = SPEC_OF.get(table);
+  return spec !== undefined && [...x.versions].some((v) => x.hashes.has(entryHash(spec, copy, v)));
 }
 
 /** Why a recorded row of (tenant, hour) may be gone: a policy that erased the hour, or undefined (it was deleted). */
@@ -131,6 +142,8 @@ export async function verifyHours(
 
 interface Expected {
   hashes: Set<string>;
+  /** The canonical versions the hashes were computed in. */
+  versions: Set<number>;
   entries: number;
   chain: string;
   seq: number;
@@ -144,11 +157,13 @@ function expect(
   table: string,
   id: string,
   hash: string,
-  at: Omit<Expected, 'hashes' | 'entries'>,
+  version: number,
+  at: Omit<Expected, 'hashes' | 'versions' | 'entries'>,
 ) {
   const k = `${table}\u0000${id}`;
-  const x = expected.get(k) ?? { hashes: new Set<string>(), entries: 0, ...at };
+  const x = expected.get(k) ?? { hashes: new Set<string>(), versions: new Set<number>(), entries: 0, ...at };
   x.hashes.add(hash);
+  x.versions.add(version);
   x.entries += 1;
   expected.set(k, x);
 }
@@ -173,7 +188,7 @@ async function verifyHour(
     at: { chain: string; seq: number; batch_id: string; what: string },
     rows: readonly { table: string; id: string }[],
   ): boolean => {
-    if (version === CANONICAL_VERSION) return false;
+    if (CANONICAL_VERSIONS.includes(version)) return false;
     issue({
       kind: 'canonical_unknown',
       tenant: h.tenant,
@@ -181,7 +196,7 @@ async function verifyHour(
       chain: at.chain,
       seq: at.seq,
       batch_id: at.batch_id,
-      statement: `${at.what} hashed ${rows.length} row(s) in canonical version ${version}; this tooltrail knows version ${CANONICAL_VERSION}: verify them with the tooltrail that wrote them, or a newer one`,
+      statement: `${at.what} hashed ${rows.length} row(s) in canonical version ${version}; this tooltrail knows versions ${CANONICAL_VERSIONS.join(' and ')}: verify them with the tooltrail that wrote them, or a newer one`,
     });
     for (const r of rows) unknown.add(`${r.table}\u0000${r.id}`);
     return true;
@@ -209,7 +224,7 @@ async function verifyHour(
     const at = { chain: r.chain, seq, batch_id: r.batch_id, what: `digest record ${r.chain}#${seq}` };
     if (unknownVersion(r.canonical_version, at, entries)) continue;
     for (const e of entries)
-      expect(expected, e.table, e.id, e.hash, {
+      expect(expected, e.table, e.id, e.hash, r.canonical_version, {
         chain: r.chain,
         seq,
         batch: r.batch_id,
@@ -265,7 +280,7 @@ async function verifyHour(
     )
       continue;
     for (const [i, id] of r.row_ids.entries())
-      expect(expected, r.row_table, id, r.entries_hex.slice(64 * i, 64 * i + 64), {
+      expect(expected, r.row_table, id, r.entries_hex.slice(64 * i, 64 * i + 64), r.canonical_version, {
         chain: r.log,
         seq: first + i,
         batch: r.batch_id,
@@ -273,7 +288,7 @@ async function verifyHour(
       });
   }
   counts.digestRecords += batches.size;
-  const stored = await storedEntries(ch, db, h.tenant, hour);
+  const stored = await storedCopies(ch, db, h.tenant, hour);
   for (const [k, x] of expected) {
     counts.rows += 1;
     const [table = '', id = ''] = k.split('\u0000');
@@ -295,7 +310,7 @@ async function verifyHour(
         ...where,
         statement: `${table} row ${id} was recorded by ${x.by} and is no longer stored`,
       });
-    } else if (copies.some((c) => !x.hashes.has(c))) {
+    } else if (copies.some((c) => !matches(table, c, x))) {
       issue({
         kind: 'row_changed',
         ...where,

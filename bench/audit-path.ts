@@ -6,8 +6,8 @@
  * the insert also ClickHouse's own CPU per row, from /proc), medians over the rounds.
  *
  * Steps (the Merkle log as tiles, audit/README.md):
- *   canonical text   the native walk writing each row's canonical text, no hash (hashRows textOnly)
- *   entry hash       SHA-256 of that text, per row (hashRows - the text alone)
+ *   canonical bytes  the native walk writing each row's canonical bytes (version 2), no hash (hashRows textOnly)
+ *   entry hash       SHA-256 of those bytes, per row (hashRows - the bytes alone)
  *   runs             the rows grouped into runs of one (tenant, hour, table), ids copied from the block
  *                    (runsFromBlocks - hashRows)
  *   chain            nothing: the digest chain is no longer written (the log is the record)
@@ -100,7 +100,7 @@ async function cpu(f: () => unknown): Promise<{ us: number; serverUs: number | u
   return { us: c.user + c.system, serverUs: s0 === undefined || s1 === undefined ? undefined : (s1 - s0) * 1000 };
 }
 
-/** The native hasher over the tool_calls block (text only, or text and hash). */
+/** The native hasher over the tool_calls block (the rows' bytes only, or bytes and hash). */
 function hashToolCalls(b: StoredBlocks, textOnly: boolean): void {
   if (!nativeRowHasher) throw new Error('the native row hasher is not built (npm run build:native)');
   const body = b.toolCalls.body;
@@ -113,7 +113,7 @@ function hashToolCalls(b: StoredBlocks, textOnly: boolean): void {
 }
 
 const STEPS = [
-  'canonical text',
+  'canonical bytes',
   'entry hash',
   'runs',
   'chain',
@@ -162,7 +162,7 @@ async function round(
     const bare = { ...b, toolCalls: { ...b.toolCalls, parts: undefined }, spans: { ...b.spans, parts: undefined } };
     walked += (await cpu(() => runsFromBlocks(bare))).us;
     withExtents += all.us;
-    us['canonical text'] += text.us;
+    us['canonical bytes'] += text.us;
     us['entry hash'] += hashed.us - text.us;
     us.runs += all.us - hashed.us;
     const list = runs.get(tenant)!;
@@ -303,10 +303,11 @@ async function main(): Promise<void> {
   console.log(
     `\naudit path per row (median of ${ROUNDS} rounds of ${BATCHES} batches of ${rowsPerBatch} rows), this process's CPU:`,
   );
+  // A step a commit names otherwise (or lacks) counts for nothing: older commits wrote the canonical text.
   const beforeOf = (name: string) =>
-    before.length > 0 ? med(before.map((b) => b.get(name) ?? Number.NaN)) : undefined;
+    before.length > 0 && before.every((b) => b.has(name)) ? med(before.map((b) => b.get(name)!)) : undefined;
   const beforeName: Record<Step, string[]> = {
-    'canonical text': ['canonical text'],
+    'canonical bytes': ['canonical bytes', 'canonical text'],
     'entry hash': ['entry hash'],
     runs: ['entry objects'],
     chain: ['chain', 'chain storage'],

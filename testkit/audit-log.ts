@@ -3,10 +3,15 @@
  * (audit_log_tiles' entries rows), and digest records written as the writer wrote them before the log became the
  * record (row_digests: the old data `verify` keeps checking).
  */
-import { CANONICAL_VERSION } from '../audit/canonical.ts';
 import { sealRecord } from '../audit/chain.ts';
 import { digestEntries, type StoredRows } from '../audit/entries.ts';
+import { leafHashes } from '../audit/log/hashes.ts';
+import { type EntriesRow, LogStore } from '../audit/log/store.ts';
+import { runsOfEntries } from '../audit/runs.ts';
 import type { TestDatabase } from './services.ts';
+
+/** The canonical version the digest records, and the log's leaves before version 2, were written in. */
+const LEGACY_VERSION = 1;
 
 export interface LoggedLeaf {
   /** The leaf index, as text. */
@@ -56,7 +61,7 @@ export async function recordLegacyDigests(
 ): Promise<void> {
   const grace = o.graceSeconds ?? 600;
   const values: Record<string, unknown>[] = [];
-  for (const [tenant, hours] of [...digestEntries(rows)].sort(([a], [b]) => (a < b ? -1 : 1))) {
+  for (const [tenant, hours] of [...digestEntries(rows, LEGACY_VERSION)].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const rs = await db.ch.query({
       query: `SELECT toString(seq) AS seq_text, digest_hash FROM {db:Identifier}.row_digests
               WHERE tenant = {tenant:String} AND chain = {chain:String} ORDER BY seq DESC LIMIT 1`,
@@ -76,7 +81,7 @@ export async function recordLegacyDigests(
           batch_id: o.batchId,
           recorded_at_ms: o.nowMs,
           backfill: o.nowMs >= (hour + 3600 + grace) * 1000,
-          canonical_version: CANONICAL_VERSION,
+          canonical_version: LEGACY_VERSION,
           previous_hash: previous,
         },
         hours.get(hour)!,
@@ -111,4 +116,28 @@ export async function recordLegacyDigests(
     }
   }
   if (values.length > 0) await db.ch.insert({ table: `${db.database}.row_digests`, format: 'JSONEachRow', values });
+}
+
+/**
+ * Stored rows appended to `log` as the writer logged them before canonical version 2 (entries rows of version 1),
+ * continuing the tree as stored: the leaves of an audit trail written before the upgrade.
+ */
+export async function logVersion1(
+  db: TestDatabase,
+  rows: StoredRows,
+  o: { log: string; batchId: string; nowMs: number },
+): Promise<void> {
+  const store = new LogStore(db.ch, db.database);
+  for (const [tenant, runs] of runsOfEntries(digestEntries(rows, LEGACY_VERSION))) {
+    const id = { tenant, log: o.log };
+    const edge = await store.edge(id);
+    let at = edge.size;
+    const tiles = edge.append(leafHashes(Buffer.concat(runs.map((r) => r.entries))));
+    const entries = runs.map((r): EntriesRow => {
+      const e = { ...r, first: at, batchId: o.batchId, recordedMs: o.nowMs, backfill: false };
+      at += r.count;
+      return { ...e, canonicalVersion: LEGACY_VERSION };
+    });
+    await store.append([{ id, tiles, entries }]);
+  }
 }

@@ -61,11 +61,14 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** A fresh database with every migration applied; `drop()` removes it and closes the client. */
-export async function freshDatabase(prefix = 'tt_test'): Promise<TestDatabase> {
+/**
+ * A fresh database with every migration applied; `drop()` removes it and closes the client. A `retentionDays` long
+ * enough keeps rows of fixed old times (the tables' TTL).
+ */
+export async function freshDatabase(prefix = 'tt_test', o: { retentionDays?: number } = {}): Promise<TestDatabase> {
   await requireClickHouse();
   const database = uniqueName(prefix);
-  const schema: SchemaConfig = { database, retentionDays: DEFAULT_RETENTION_DAYS };
+  const schema: SchemaConfig = { database, retentionDays: o.retentionDays ?? DEFAULT_RETENTION_DAYS };
   const ch = clickHouseOf(services.clickhouse);
   await migrateUp(ch, schema);
   return {

@@ -1,19 +1,22 @@
 /**
  * Proof bundles: for each tool call of an export, its canonical row text, its leaf index and the inclusion proof
  * against a signed checkpoint of its log, with the checkpoint itself. `verifyBundle` checks one offline, with no
- * database: SHA-256 of the text is the leaf's entry hash, and the proof must take it to the signed root.
+ * database: the leaf's entry hash is recomputed from the text in the leaf's canonical version (1: SHA-256 of the
+ * text; 2: of the bytes of the values it holds), and the proof must take it to the signed root.
  */
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { ClickHouseClient } from '../../platform/clickhouse.ts';
-import { CANONICAL_VERSION, canonicalRow, columnIndex, selectList, TOOL_CALLS_SPEC } from '../canonical.ts';
+import { canonicalRow, columnIndex, entryBytes, selectList, TOOL_CALLS_SPEC } from '../canonical.ts';
 import { sqlFile } from '../sql.ts';
 import { parseCheckpoint } from './checkpoint.ts';
 import { type NoteVerifier, openNote } from './note.ts';
 import { leafHash, verifyInclusion } from './rfc6962.ts';
 import type { LogStore } from './store.ts';
 
-export const BUNDLE_FORMAT = 'tooltrail.proof-bundle.v1';
+/** v2: calls name their canonical version (v1 bundles, all version 1, still verify). */
+export const BUNDLE_FORMAT = 'tooltrail.proof-bundle.v2';
+const BUNDLE_FORMATS = ['tooltrail.proof-bundle.v1', BUNDLE_FORMAT] as const;
 
 export const BundleCallSchema = z.object({
   table: z.literal('tool_calls'),
@@ -21,13 +24,21 @@ export const BundleCallSchema = z.object({
   log: z.string(),
   leaf_index: z.number().int().nonnegative(),
   tree_size: z.number().int().positive(),
-  canonical_text: z.string().describe('`tool_calls\\n` + the canonical row (audit/canonical.ts); SHA-256 = entry hash'),
+  canonical_text: z
+    .string()
+    .describe('`tool_calls\\n` + the canonical row (audit/canonical.ts, version 1: the JSON of its canonical values)'),
+  canonical_version: z
+    .union([z.literal(1), z.literal(2)])
+    .default(1)
+    .describe(
+      'what the leaf hashed: 1, the text itself; 2, the bytes of its values (canonical.ts `entryBytes`). Entry hash = SHA-256 of it',
+    ),
   inclusion_proof: z.array(z.string()).describe('base64 SHA-256 hashes, leaf to root (RFC 9162 2.1.3)'),
 });
 
 export const ProofBundleSchema = z
   .object({
-    format: z.literal(BUNDLE_FORMAT),
+    format: z.enum(BUNDLE_FORMATS),
     tenant: z.string(),
     generated_at: z.string(),
     checkpoints: z.record(z.string(), z.string()).describe('log -> the signed checkpoint note the proofs are against'),
@@ -39,7 +50,22 @@ export const ProofBundleSchema = z
   .meta({ id: 'ProofBundle' });
 export type ProofBundle = z.infer<typeof ProofBundleSchema>;
 
-const sha = (text: string) => createHash('sha256').update(text, 'utf8').digest();
+const sha = (data: string | Uint8Array) => createHash('sha256').update(data).digest();
+const PREFIX = 'tool_calls\n';
+const textOf = (row: string) => `${PREFIX}${row}`;
+
+type BundleVersion = ProofBundle['calls'][number]['canonical_version'];
+const isVersion = (v: number): v is BundleVersion => v === 1 || v === 2;
+
+/** The entry hash of a call's canonical text in `version` (2: the bytes of the values the text holds). */
+function entryHashOf(text: string, version: number): Buffer {
+  if (version === 1) return sha(text);
+  if (!text.startsWith(PREFIX)) throw new Error('its canonical text is not a tool_calls row');
+  const values = JSON.parse(text.slice(PREFIX.length)) as unknown;
+  if (!Array.isArray(values) || values.length !== TOOL_CALLS_SPEC.columns.length)
+    throw new Error('its canonical text does not hold a tool_calls row');
+  return sha(entryBytes(TOOL_CALLS_SPEC, [values]));
+}
 
 /** The proofs of these tool calls of one tenant, against the newest checkpoint of each log that covers them. */
 export async function buildBundle(
@@ -64,8 +90,7 @@ export async function buildBundle(
   const rs = await ch.query({ query, query_params: { db, tenant, ids }, format: 'JSONCompactEachRow' });
   const texts = new Map<string, string>();
   const idAt = columnIndex(TOOL_CALLS_SPEC, 'span_id');
-  for (const v of await rs.json<unknown[]>())
-    texts.set(String(v[idAt]), `tool_calls\n${canonicalRow(TOOL_CALLS_SPEC, v)}`);
+  for (const v of await rs.json<unknown[]>()) texts.set(String(v[idAt]), textOf(canonicalRow(TOOL_CALLS_SPEC, v)));
   const leaves = await store.leavesOfRows(tenant, 'tool_calls', ids);
   const latest = new Map<string, { size: number; note: string } | null>();
   for (const id of ids) {
@@ -74,12 +99,17 @@ export async function buildBundle(
       bundle.not_provable.push({ row_id: id, reason: 'the row is not stored' });
       continue;
     }
-    // The leaf whose entry hash is this row's; another leaf of the same id means the row changed since.
-    const hash = sha(text).toString('hex');
-    const leaf = leaves.find((l) => l.rowId === id && l.canonicalVersion === CANONICAL_VERSION && l.entryHash === hash);
+    // The leaf whose entry hash is this row's, in the leaf's version; another leaf of the same id means the row
+    // changed since.
+    const leaf = leaves.find(
+      (l) =>
+        l.rowId === id &&
+        isVersion(l.canonicalVersion) &&
+        l.entryHash === entryHashOf(text, l.canonicalVersion).toString('hex'),
+    );
     if (!leaf) {
       const ofRow = leaves.filter((l) => l.rowId === id);
-      const other = ofRow.find((l) => l.canonicalVersion !== CANONICAL_VERSION);
+      const other = ofRow.find((l) => !isVersion(l.canonicalVersion));
       bundle.not_provable.push({
         row_id: id,
         reason: other
@@ -108,6 +138,7 @@ export async function buildBundle(
       leaf_index: leaf.index,
       tree_size: cp.size,
       canonical_text: text,
+      canonical_version: leaf.canonicalVersion as BundleVersion,
       inclusion_proof: proof.map((h) => h.toString('base64')),
     });
   }
@@ -167,7 +198,14 @@ export function verifyBundle(input: unknown, verifiers: readonly NoteVerifier[])
       });
       continue;
     }
-    const leaf = leafHash(sha(c.canonical_text));
+    let entry: Buffer;
+    try {
+      entry = entryHashOf(c.canonical_text, c.canonical_version);
+    } catch (err) {
+      failures.push({ row_id: c.row_id, statement: `tool call ${c.row_id}: ${(err as Error).message}` });
+      continue;
+    }
+    const leaf = leafHash(entry);
     const proof = c.inclusion_proof.map((p) => Buffer.from(p, 'base64'));
     if (!verifyInclusion(leaf, c.leaf_index, c.tree_size, proof, cp.root)) {
       failures.push({

@@ -1,6 +1,7 @@
 /*
- * The canonical text (audit/canonical.ts, version 1) of each row of a Native block, hashed with SHA-256: the same
- * bytes audit/native-entries.ts writes in JavaScript, for well under half the CPU. JavaScript parses the block
+ * The canonical bytes (audit/canonical.ts, version 2) of each row of a Native block, hashed with SHA-256: the same
+ * bytes canonical.ts `entryBytes` gives for the row's values, walked from the block's columns (strings and 64-bit
+ * values copied as they lie, maps key-sorted), for a fraction of the CPU of JavaScript. JavaScript parses the block
  * header, checks every column's extent and offsets and binds the columns (native-entries.ts `columnsOf`, `bind`);
  * this file only walks the rows. Every read is bounds-checked all the same: on anything unexpected it returns a
  * code and JavaScript redoes the block itself (precise errors there).
@@ -9,9 +10,9 @@
  *   columns: Float64Array, 7 numbers per canonical column in canonical order: layout, a, b, c, d, stop, stop2 (the
  *            `Column` of native-block.ts: its cursors, and where its string cursors must stop: MALFORMED when a
  *            walked column does not end exactly at its part's end); start, end: the start_time and end_time columns
- *   prefix:  the table line ("tool_calls\n") each row's text starts with
+ *   prefix:  the table line ("tool_calls\n") each row's bytes start with
  *   out:     32 * rows bytes, each row's SHA-256 (the entry hash of the Merkle log's leaf)
- *   textOnly: true = write each row's text and hash nothing, out untouched (bench/audit-path.ts times the two apart)
+ *   textOnly: true = write each row's bytes and hash nothing, out untouched (bench/audit-path.ts times the two apart)
  *   returns OK, NEEDS_JS (a map key outside ASCII: JS string order needed) or MALFORMED (or SHA-256 unavailable).
  *
  * leafHashes(entries, out) -> number: RFC 6962 leaf hashes, SHA-256(0x00 || entry), of the 32-byte entries.
@@ -39,7 +40,7 @@ typedef struct {
 typedef struct {
   uint8_t *p;
   size_t len, cap;
-} text;
+} buf;
 
 /* The block read, and one map's key and value positions (scratch, per call: no globals, workers may call too). */
 typedef struct {
@@ -50,7 +51,7 @@ typedef struct {
   size_t map_cap;
 } block;
 
-static void grow_to(text *t, size_t more) {
+static void grow_to(buf *t, size_t more) {
   size_t cap = t->cap ? t->cap : 4096;
   while (cap < t->len + more) cap *= 2;
   uint8_t *p = realloc(t->p, cap);
@@ -59,16 +60,16 @@ static void grow_to(text *t, size_t more) {
   t->cap = cap;
 }
 
-static inline void grow(text *t, size_t more) {
+static inline void grow(buf *t, size_t more) {
   if (__builtin_expect(t->len + more > t->cap, 0)) grow_to(t, more);
 }
 
-static inline void put(text *t, uint8_t c) {
+static inline void put(buf *t, uint8_t c) {
   grow(t, 1);
   t->p[t->len++] = c;
 }
 
-static inline void puts_(text *t, const char *s, size_t n) {
+static inline void puts_(buf *t, const char *s, size_t n) {
   grow(t, n);
   memcpy(t->p + t->len, s, n);
   t->len += n;
@@ -110,101 +111,25 @@ static inline void str(block *k, size_t *at, size_t *start, size_t *len) {
   *at = p + (size_t)v;
 }
 
-static const char HEX[] = "0123456789abcdef";
-
-/* 1 for the bytes JSON.stringify escapes in UTF-8 text: controls, `"` and `\`. */
-static const uint8_t ESCAPED[256] = {
-    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
-    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
-};
-
-/* Whether any of the 8 bytes of v needs an escape: below 0x20, '"' or '\\' (bit tricks on 8 bytes at a time). */
-static inline int escapes8(uint64_t v) {
-  const uint64_t ones = 0x0101010101010101ULL, high = 0x8080808080808080ULL;
-  uint64_t quote = v ^ (ones * '"'), slash = v ^ (ones * '\\');
-  return (((v - ones * 0x20) & ~v) | ((quote - ones) & ~quote) | ((slash - ones) & ~slash)) & high ? 1 : 0;
-}
-
-/* A JSON string, escaped as JSON.stringify escapes UTF-8 text: runs without escapes are copied whole. */
-static void json_string(text *t, const uint8_t *s, size_t n) {
-  grow(t, n * 6 + 2);
-  uint8_t *o = t->p + t->len;
-  *o++ = '"';
-  size_t i = 0;
-  /* Most strings (ids, names, codes) need no escape: copied 8 bytes at a time until one might. */
-  for (uint64_t v; i + 8 <= n; i += 8) {
-    memcpy(&v, s + i, 8);
-    if (escapes8(v)) break;
-    memcpy(o, &v, 8);
-    o += 8;
+/* LEB128, as RowBinary writes lengths and counts. */
+static inline void varint(buf *t, uint64_t v) {
+  grow(t, 10);
+  while (v >= 0x80) {
+    t->p[t->len++] = (uint8_t)(v | 0x80);
+    v >>= 7;
   }
-  while (i < n) {
-    size_t j = i;
-    while (j < n && !ESCAPED[s[j]]) j++;
-    memcpy(o, s + i, j - i);
-    o += j - i;
-    if (j == n) break;
-    uint8_t c = s[j];
-    *o++ = '\\';
-    switch (c) {
-      case '"': *o++ = '"'; break;
-      case '\\': *o++ = '\\'; break;
-      case 0x08: *o++ = 'b'; break;
-      case 0x09: *o++ = 't'; break;
-      case 0x0a: *o++ = 'n'; break;
-      case 0x0c: *o++ = 'f'; break;
-      case 0x0d: *o++ = 'r'; break;
-      default:
-        *o++ = 'u';
-        *o++ = '0';
-        *o++ = '0';
-        *o++ = (uint8_t)HEX[c >> 4];
-        *o++ = (uint8_t)HEX[c & 15];
-    }
-    i = j + 1;
-  }
-  *o++ = '"';
-  t->len = (size_t)(o - t->p);
+  t->p[t->len++] = (uint8_t)v;
 }
 
-/* "00" to "99". */
-static const char PAIRS[] =
-    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
-    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
-    "8081828384858687888990919293949596979899";
-
-static void decimal(text *t, uint64_t v) {
-  char tmp[20];
-  int n = 20;
-  while (v >= 100) {
-    unsigned pair = (unsigned)(v % 100);
-    v /= 100;
-    tmp[--n] = PAIRS[2 * pair + 1];
-    tmp[--n] = PAIRS[2 * pair];
-  }
-  if (v >= 10) {
-    tmp[--n] = PAIRS[2 * v + 1];
-    tmp[--n] = PAIRS[2 * v];
-  } else
-    tmp[--n] = (char)('0' + v);
-  grow(t, (size_t)(20 - n));
-  memcpy(t->p + t->len, tmp + n, (size_t)(20 - n));
-  t->len += (size_t)(20 - n);
+static inline void bytes_(buf *t, const uint8_t *s, size_t n) {
+  varint(t, n);
+  puts_(t, (const char *)s, n);
 }
 
-/* `"<decimal>"` of a 64-bit value (signed: Int64, DateTime64). */
-static void quoted64(text *t, uint64_t v, int is_signed) {
-  put(t, '"');
-  if (is_signed && (int64_t)v < 0) {
-    put(t, '-');
-    decimal(t, (uint64_t)0 - v);
-  } else
-    decimal(t, v);
-  put(t, '"');
-}
+static inline void u64_(buf *t, uint64_t v) { puts_(t, (const char *)&v, 8); }
 
-static int write_map(text *t, block *k, size_t *key_at, size_t *value_at, uint64_t n) {
+/* A map of n pairs, key-sorted as JavaScript sorts strings (canonical.ts): count, then key and value of each. */
+static int write_map(buf *t, block *k, size_t *key_at, size_t *value_at, uint64_t n) {
   if (n > k->n) return MALFORMED;
   if (n > k->map_cap) {
     size_t cap = n < 64 ? 64 : (size_t)n;
@@ -242,16 +167,11 @@ static int write_map(text *t, block *k, size_t *key_at, size_t *value_at, uint64
     vs[j] = s2;
     vl[j] = l2;
   }
-  put(t, '[');
+  varint(t, n);
   for (size_t i = 0; i < n; i++) {
-    if (i) put(t, ',');
-    put(t, '[');
-    json_string(t, k->b + ks[i], kl[i]);
-    put(t, ',');
-    json_string(t, k->b + vs[i], vl[i]);
-    put(t, ']');
+    bytes_(t, k->b + ks[i], kl[i]);
+    bytes_(t, k->b + vs[i], vl[i]);
   }
-  put(t, ']');
   return OK;
 }
 
@@ -262,56 +182,54 @@ static inline uint64_t offset_end(block *k, size_t base, size_t r, uint64_t prev
   return e;
 }
 
-static int write_value(text *t, block *k, column *col, size_t r, column *start, column *end) {
+/* Row r's value of one column, in canonical version 2 (canonical.ts `rowBytes`). */
+static int write_value(buf *t, block *k, column *col, size_t r, column *start, column *end) {
   size_t s, l;
   switch (col->layout) {
     case STR:
       str(k, &col->a, &s, &l);
       if (k->err) return k->err;
-      json_string(t, k->b + s, l);
+      bytes_(t, k->b + s, l);
       return OK;
     case EMPTY:
-      puts_(t, "[]", 2);
+      put(t, 0);
       return OK;
     case BOOL:
       if (col->a + r >= k->n) return MALFORMED;
-      if (k->b[col->a + r] == 1) puts_(t, "true", 4);
-      else puts_(t, "false", 5);
+      put(t, k->b[col->a + r] == 1);
       return OK;
     case U64:
     case I64:
-      quoted64(t, u64at(k, col->a + 8 * r), col->layout == I64);
+      u64_(t, u64at(k, col->a + 8 * r));
       return k->err;
     case NULL_U64:
     case NULL_I64:
       if (col->a + r >= k->n) return MALFORMED;
-      if (k->b[col->a + r] == 1) puts_(t, "null", 4);
-      else quoted64(t, u64at(k, col->b + 8 * r), col->layout == NULL_I64);
+      if (k->b[col->a + r] == 1) {
+        put(t, 1);
+        return OK;
+      }
+      put(t, 0);
+      u64_(t, u64at(k, col->b + 8 * r));
       return k->err;
     case ARR_STR: {
       uint64_t e = offset_end(k, col->a, r, col->end);
       if (k->err) return k->err;
-      put(t, '[');
+      varint(t, e - col->end);
       for (uint64_t i = col->end; i < e; i++) {
-        if (i > col->end) put(t, ',');
         str(k, &col->b, &s, &l);
         if (k->err) return k->err;
-        json_string(t, k->b + s, l);
+        bytes_(t, k->b + s, l);
       }
-      put(t, ']');
       col->end = e;
       return OK;
     }
     case ARR_I64: {
       uint64_t e = offset_end(k, col->a, r, col->end);
       if (k->err) return k->err;
-      put(t, '[');
-      for (uint64_t i = col->end; i < e; i++) {
-        if (i > col->end) put(t, ',');
-        quoted64(t, u64at(k, col->b + 8 * i), 1);
-        if (k->err) return k->err;
-      }
-      put(t, ']');
+      if (col->b + 8 * e > k->n) return MALFORMED;
+      varint(t, e - col->end);
+      puts_(t, (const char *)k->b + col->b + 8 * col->end, 8 * (e - col->end));
       col->end = e;
       return OK;
     }
@@ -325,25 +243,21 @@ static int write_value(text *t, block *k, column *col, size_t r, column *start, 
     case ARR_MAP: {
       uint64_t e = offset_end(k, col->a, r, col->end);
       if (k->err) return k->err;
-      put(t, '[');
+      varint(t, e - col->end);
       for (uint64_t m = col->end; m < e; m++) {
-        if (m > col->end) put(t, ',');
         uint64_t pairs = offset_end(k, col->b, m, col->end2);
         if (k->err) return k->err;
         int rc = write_map(t, k, &col->c, &col->d, pairs - col->end2);
         if (rc) return rc;
         col->end2 = pairs;
       }
-      put(t, ']');
       col->end = e;
       return OK;
     }
     case DURATION: {
       /* max(end - start, 0) over the Int64 nanoseconds, wrapped to 64 bits as ClickHouse computes it. */
       int64_t d = (int64_t)(u64at(k, end->a + 8 * r) - u64at(k, start->a + 8 * r));
-      put(t, '"');
-      decimal(t, d > 0 ? (uint64_t)d : 0);
-      put(t, '"');
+      u64_(t, d > 0 ? (uint64_t)d : 0);
       return k->err;
     }
     default:
@@ -421,7 +335,7 @@ static napi_value hash_rows(napi_env env, napi_callback_info info) {
   }
   if (start_i >= ncols || end_i >= ncols) rc = MALFORMED;
   block k = {body, body_len, OK, NULL, NULL, NULL, NULL, 0};
-  text row = {NULL, 0, 0};
+  buf row = {NULL, 0, 0};
   /* One fetched SHA-256 and one context for the block: the one-shot SHA256() fetches the algorithm per call. */
   EVP_MD *sha256 = EVP_MD_fetch(NULL, "SHA2-256", NULL);
   EVP_MD_CTX *ctx = EVP_MD_CTX_new();
@@ -430,12 +344,7 @@ static napi_value hash_rows(napi_env env, napi_callback_info info) {
   for (uint32_t r = 0; r < rows && rc == OK; r++) {
     row.len = 0;
     puts_(&row, prefix, prefix_len);
-    put(&row, '[');
-    for (size_t i = 0; i < ncols && rc == OK; i++) {
-      if (i) put(&row, ',');
-      rc = write_value(&row, &k, &cols[i], r, &cols[start_i], &cols[end_i]);
-    }
-    put(&row, ']');
+    for (size_t i = 0; i < ncols && rc == OK; i++) rc = write_value(&row, &k, &cols[i], r, &cols[start_i], &cols[end_i]);
     if (rc != OK) break;
     if (text_only) continue;
     if (!EVP_DigestInit_ex2(ctx, sha256, NULL) || !EVP_DigestUpdate(ctx, row.p, row.len) ||

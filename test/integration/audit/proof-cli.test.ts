@@ -90,7 +90,7 @@ describe('proofs in exports, checked by the CLI', () => {
     assert.equal(r.code, 0, r.err);
     const html = readFileSync(file, 'utf8');
     assert.match(html, /data-testid="proofs"/);
-    assert.match(html, /tooltrail\.proof-bundle\.v1/);
+    assert.match(html, /tooltrail\.proof-bundle\.v2/);
   });
 
   it("checkpoint verify accepts the witness's copy, and refuses it under an untrusted key", async () => {

@@ -7,7 +7,7 @@ import { verifyDigests } from '../../../audit/verify.ts';
 import { flatten } from '../../../ingest/flatten.ts';
 import { createClickHouseWriter } from '../../../ingest/writer.ts';
 import { decodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
-import { recordLegacyDigests } from '../../../testkit/audit-log.ts';
+import { logVersion1, recordLegacyDigests } from '../../../testkit/audit-log.ts';
 import { serializeSpans, stampTenant } from '../../../testkit/ingest.ts';
 import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { runScenario, type Scenario } from './scenario.ts';
@@ -93,6 +93,27 @@ describe('tamper evidence: rows recorded by the writer (the log, or digest recor
     assert.match(r.issues[0]!.statement, /altered after it was stored/);
   });
 
+  it('verifies rows logged in canonical version 1 beside rows the writer logs in version 2 on the same log, and catches a version 1 row altered', async () => {
+    const tenant = uniqueName('t');
+    const s = runScenario(uniqueName('sess'));
+    const before = await ingest(db, s.spans, tenant);
+    // The trail an older writer left, then the same log continued by this one.
+    await logVersion1(db, before, { log: 'writer-a', batchId: uniqueName('batch'), nowMs: s.startMs });
+    const s2 = runScenario(uniqueName('sess'), s.startMs);
+    const after = await ingest(db, s2.spans, tenant, recorder(db, s2));
+    const r = await verify(db, tenant, s);
+    assert.deepEqual(r.issues, []);
+    const rows = (x: typeof before) => x.toolCalls.length + x.spans.length + 1;
+    assert.equal(r.checked.rows, rows(before) + rows(after));
+    const victim = s.callSpan[1]!;
+    await db.ch.command({
+      query: `ALTER TABLE ${db.database}.tool_calls UPDATE result_complete = NOT result_complete WHERE tenant = {tenant:String} AND span_id = {span:String}`,
+      query_params: { tenant, span: victim },
+      clickhouse_settings: { mutations_sync: '2' },
+    });
+    assert.deepEqual(kinds(await verify(db, tenant, s)), [`row_changed:tool_calls:${victim}`]);
+  });
+
   it('names entries hashed in a canonical version it does not know, instead of reporting their rows changed or added', async () => {
     const tenant = uniqueName('t');
     const s = runScenario(uniqueName('sess'));
@@ -108,7 +129,9 @@ describe('tamper evidence: rows recorded by the writer (the log, or digest recor
     assert.deepEqual(kinds(r), ['canonical_unknown::']);
     assert.match(
       r.issues[0]!.statement,
-      new RegExp(`hashed ${rows.toolCalls.length} row\\(s\\) in canonical version 9; this tooltrail knows version 1`),
+      new RegExp(
+        `hashed ${rows.toolCalls.length} row\\(s\\) in canonical version 9; this tooltrail knows versions 1 and 2`,
+      ),
     );
     // The rows of the other tables are still compared.
     assert.equal(r.checked.rows, rows.spans.length + 1);
