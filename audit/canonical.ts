@@ -1,11 +1,12 @@
 /**
  * The canonical form of a stored row, hashed by the writer when it stores the row and again by `verify` from what
- * the table holds. Both sides reduce every value to one text form per column type, so the hash does not depend on
- * how a value travelled (the writer's `'1700000000.123456789'` and ClickHouse's DateTime64 output are the same
- * instant; a map's key order does not matter).
+ * the table holds. Both sides reduce every value to one canonical value per column type, so the hash does not depend
+ * on how a value travelled (the writer's `'1700000000.123456789'` and ClickHouse's DateTime64 output are the same
+ * instant; a map's key order does not matter). Version 1 hashes those values as JSON text, version 2 (written now)
+ * in binary.
  *
  * The column lists, derived from the table definition (schema/tables.ts: sent and derived columns in table order),
- * ARE canonical version 1: changing them changes every hash. A new column means a new version (keep the old list to
+ * are the same in versions 1 and 2: changing them changes every hash. A new column means a new version (keep the old list to
  * verify old records). Server-set columns (`ingested_at`/`IngestedAt`) are left out on purpose: ClickHouse sets
  * them, the writer never sent them.
  */

@@ -2,9 +2,8 @@
  * The log's leaves straight from the Native blocks the writer sent (platform/native/encode.ts, ingest/columns/),
  * with no row object: each row's canonical bytes (canonical.ts, version 2) are written from the block's column bytes
  * by the native hasher (audit/native-core), or, without it, by native-canonical.ts (native-block.ts reads the
- * layout), then hashed; the row ids are copied from the block as they are (runs.ts). It
- * is what lets the ingest's column path (no row objects) record its audit trail, and it hashes exactly what
- * ClickHouse received.
+ * layout), then hashed; the row ids are copied from the block as they are (runs.ts). It is what lets the ingest's
+ * column path (no row objects) record its audit trail, and it hashes exactly what ClickHouse received.
  *
  * The bytes hashed equal `entryHash(spec, valuesOf(spec, row))` for every row the encoders accept
  * (test/unit/audit/native-entries.test.ts compares both over random rows). Assumes the blocks' strings are UTF-8,

@@ -309,11 +309,11 @@ async function main(): Promise<void> {
   const beforeName: Record<Step, string[]> = {
     'canonical bytes': ['canonical bytes', 'canonical text'],
     'entry hash': ['entry hash'],
-    runs: ['entry objects'],
+    runs: ['runs', 'entry objects'],
     chain: ['chain', 'chain storage'],
     'leaf hash': ['leaf hash'],
     'tree nodes': ['tree nodes'],
-    'tile storage': ['node storage'],
+    'tile storage': ['tile storage', 'node storage'],
     checkpoint: ['checkpoint'],
   };
   const beforeStep = (s: Step) =>
