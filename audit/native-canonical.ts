@@ -43,8 +43,9 @@ export class Canonical extends ByteBuffer {
     this.copy(src, start, len);
   }
 
-  /** `len` bytes of `src` as they are (64-bit values, arrays of them). */
+  /** `len` bytes of `src` as they are (64-bit values, arrays of them); past its end is an error, never fewer. */
   copy(src: Buffer, start: number, len: number): void {
+    if (start + len > src.length) throw new RangeError(`a value at ${start} runs past the block's end`);
     this.ensure(len);
     src.copy(this.buf, this.pos, start, start + len);
     this.pos += len;
