@@ -160,7 +160,7 @@ export function canonicalRow(spec: TableSpec, values: readonly unknown[]): strin
 type OneShot = (algorithm: string, data: string | Uint8Array, encoding: 'hex') => string;
 const oneShot: OneShot | undefined = (crypto as { hash?: OneShot }).hash;
 
-/** SHA-256 in hex of a text (as UTF-8) or of bytes (audit/native-entries.ts hashes canonical text it wrote as bytes). */
+/** SHA-256 in hex of a text (as UTF-8) or of bytes (audit/native-entries.ts hashes the canonical bytes it wrote). */
 export function sha256(text: string | Uint8Array): string {
   return oneShot ? oneShot('sha256', text, 'hex') : crypto.createHash('sha256').update(text).digest('hex');
 }

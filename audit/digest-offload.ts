@@ -1,5 +1,5 @@
 /**
- * Runs the per-row audit work (canonical text + SHA-256) on one worker thread instead of the ingest's
+ * Runs the per-row audit work (canonical bytes + SHA-256) on one worker thread instead of the ingest's
  * main thread, which is its bottleneck. One worker per process, created on first use, unref'd while idle so it
  * never keeps a process alive. Any failure (worker crash, load error) resolves `undefined`: the recorder then
  * computes the same leaves on the main thread, so the offload can cost speed but never a leaf.
