@@ -11,6 +11,7 @@
  * them, the writer never sent them.
  */
 import * as crypto from 'node:crypto';
+import { ByteBuffer } from '../platform/native/byte-buffer.ts';
 import { SPANS, type TABLES, TOOL_CALL_WARNINGS, TOOL_CALLS } from '../schema/tables.ts';
 
 /** The version the writer hashes rows in: 2 (binary). `verify` recomputes versions 1 (text) and 2. */
@@ -212,67 +213,76 @@ export function entryBytes(spec: TableSpec, rows: readonly (readonly unknown[])[
 
 /** One row's version 2 bytes, from its canonical values. */
 export function rowBytes(spec: TableSpec, canonical: readonly unknown[]): Buffer {
-  const out: Buffer[] = [];
+  const out = new ByteBuffer(256);
   for (const [i, [, type]] of spec.columns.entries()) binaryValue(out, type, canonical[i]);
-  return Buffer.concat(out);
+  return Buffer.from(out.buf.subarray(0, out.pos));
 }
 
 /** An unsigned LEB128 (RowBinary's lengths and counts). */
 export function leb128(n: number): Buffer {
-  const b: number[] = [];
-  let v = BigInt(n);
-  do {
-    const low = Number(v & 0x7fn);
-    v >>= 7n;
-    b.push(v > 0n ? low | 0x80 : low);
-  } while (v > 0n);
-  return Buffer.from(b);
+  const out = new ByteBuffer(10);
+  out.varint(n);
+  return out.buf.subarray(0, out.pos);
 }
 
-function text(s: string): Buffer {
-  const b = Buffer.from(s, 'utf8');
-  return Buffer.concat([leb128(b.length), b]);
+function text(out: ByteBuffer, s: string): void {
+  const n = Buffer.byteLength(s, 'utf8');
+  out.varint(n);
+  out.ensure(n);
+  out.pos += out.buf.write(s, out.pos, 'utf8');
 }
 
 /** 8 bytes little-endian of a canonical integer text (unsigned 64-bit, or signed: two's complement). */
-function int64(decimal: string): Buffer {
-  const b = Buffer.alloc(8);
-  b.writeBigUInt64LE(BigInt.asUintN(64, BigInt(decimal)));
-  return b;
+function int64(out: ByteBuffer, decimal: string): void {
+  out.ensure(8);
+  out.buf.writeBigUInt64LE(BigInt.asUintN(64, BigInt(decimal)), out.pos);
+  out.pos += 8;
 }
 
-function binaryValue(out: Buffer[], type: ColumnType, v: unknown): void {
+function binaryValue(out: ByteBuffer, type: ColumnType, v: unknown): void {
   switch (type) {
     case 'string':
-      out.push(text(v as string));
+      text(out, v as string);
       return;
     case 'bool':
-      out.push(Buffer.from([v === true ? 1 : 0]));
+      out.u8(v === true ? 1 : 0);
       return;
     case 'uint':
     case 'time':
-      out.push(int64(v as string));
+      int64(out, v as string);
       return;
     case 'nullable_int':
-      out.push(v === null ? Buffer.from([1]) : Buffer.concat([Buffer.from([0]), int64(v as string)]));
+      if (v === null) out.u8(1);
+      else {
+        out.u8(0);
+        int64(out, v as string);
+      }
       return;
     case 'strings':
-      out.push(leb128((v as string[]).length), ...(v as string[]).map(text));
+      out.varint((v as string[]).length);
+      for (const x of v as string[]) text(out, x);
       return;
     case 'times':
-      out.push(leb128((v as string[]).length), ...(v as string[]).map(int64));
+      out.varint((v as string[]).length);
+      for (const x of v as string[]) int64(out, x);
       return;
     case 'map':
-      out.push(mapBytes(v as [string, string][]));
+      mapBytes(out, v as [string, string][]);
       return;
     case 'maps':
-      out.push(leb128((v as [string, string][][]).length), ...(v as [string, string][][]).map(mapBytes));
+      out.varint((v as [string, string][][]).length);
+      for (const m of v as [string, string][][]) mapBytes(out, m);
       return;
   }
 }
 
-const mapBytes = (pairs: readonly [string, string][]) =>
-  Buffer.concat([leb128(pairs.length), ...pairs.flatMap(([k, x]) => [text(k), text(x)])]);
+function mapBytes(out: ByteBuffer, pairs: readonly [string, string][]): void {
+  out.varint(pairs.length);
+  for (const [k, x] of pairs) {
+    text(out, k);
+    text(out, x);
+  }
+}
 
 /** The hour (unix seconds, floored) of a row's time value. */
 export function hourOf(v: unknown): number {
