@@ -6,8 +6,8 @@
  * in binary.
  *
  * The column lists, derived from the table definition (schema/tables.ts: sent and derived columns in table order),
- * are the same in versions 1 and 2: changing them changes every hash. A new column means a new version (keep the old list to
- * verify old records). Server-set columns (`ingested_at`/`IngestedAt`) are left out on purpose: ClickHouse sets
+ * are the same in versions 1 and 2: changing them changes every hash. A new column means a new version (keep the
+ * old list to verify old records). Server-set columns (`ingested_at`/`IngestedAt`) are left out on purpose: ClickHouse sets
  * them, the writer never sent them.
  */
 import * as crypto from 'node:crypto';
@@ -207,8 +207,15 @@ export function canonicalValues(spec: TableSpec, values: readonly unknown[]): un
 export function entryBytes(spec: TableSpec, rows: readonly (readonly unknown[])[]): Buffer {
   const prefix = Buffer.from(`${spec.table}\n`);
   if (spec.table !== 'tool_call_warnings') return Buffer.concat([prefix, rowBytes(spec, rows[0] ?? [])]);
-  const each = rows.map((r) => rowBytes(spec, r)).sort(Buffer.compare);
-  return Buffer.concat([prefix, ...each.flatMap((b) => [leb128(b.length), b])]);
+  return groupBytes(
+    prefix,
+    rows.map((r) => rowBytes(spec, r)),
+  );
+}
+
+/** A warning group's version 2 bytes from its rows' bytes: the table line, then each row sorted, after its length. */
+export function groupBytes(prefix: Buffer, rows: readonly Buffer[]): Buffer {
+  return Buffer.concat([prefix, ...[...rows].sort(Buffer.compare).flatMap((b) => [leb128(b.length), b])]);
 }
 
 /** One row's version 2 bytes, from its canonical values. */
@@ -219,7 +226,7 @@ export function rowBytes(spec: TableSpec, canonical: readonly unknown[]): Buffer
 }
 
 /** An unsigned LEB128 (RowBinary's lengths and counts). */
-export function leb128(n: number): Buffer {
+function leb128(n: number): Buffer {
   const out = new ByteBuffer(10);
   out.varint(n);
   return out.buf.subarray(0, out.pos);

@@ -11,7 +11,7 @@
  */
 import { Buffer } from 'node:buffer';
 import type { BatchBlocks, NativeBlock } from '../schema/batch.ts';
-import { leb128, SPANS_SPEC, sha256, type TableSpec, TOOL_CALLS_SPEC, WARNINGS_SPEC } from './canonical.ts';
+import { groupBytes, SPANS_SPEC, sha256, type TableSpec, TOOL_CALLS_SPEC, WARNINGS_SPEC } from './canonical.ts';
 import type { EntriesByTenant } from './entries.ts';
 import {
   type BlockColumns,
@@ -144,13 +144,11 @@ function addBlock(out: RunBuilder, spec: TableSpec, stored: NativeBlock, hasher:
     g.starts.push(start);
     g.ends.push(c.pos);
   }
-  // One entry per group, as canonical.ts `entryBytes`: the rows' bytes sorted, each after its length.
+  // One entry per group, as canonical.ts `entryBytes` frames it.
   const head = Buffer.from(prefix);
   for (const g of groups.values()) {
-    const each = g.starts.map((st, i) => c.buf.subarray(st, g.ends[i])).sort(Buffer.compare);
-    const parts: Buffer[] = [head];
-    for (const b of each) parts.push(leb128(b.length), b);
-    out.addEntry(g.tenant, g.hour, spec.table, g.id, sha256(Buffer.concat(parts)));
+    const rows = g.starts.map((st, i) => c.buf.subarray(st, g.ends[i]));
+    out.addEntry(g.tenant, g.hour, spec.table, g.id, sha256(groupBytes(head, rows)));
   }
 }
 

@@ -7,7 +7,14 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import type { ClickHouseClient } from '../../platform/clickhouse.ts';
-import { canonicalRow, columnIndex, entryBytes, selectList, TOOL_CALLS_SPEC } from '../canonical.ts';
+import {
+  CANONICAL_VERSIONS,
+  canonicalRow,
+  columnIndex,
+  entryBytes,
+  selectList,
+  TOOL_CALLS_SPEC,
+} from '../canonical.ts';
 import { sqlFile } from '../sql.ts';
 import { parseCheckpoint } from './checkpoint.ts';
 import { type NoteVerifier, openNote } from './note.ts';
@@ -55,7 +62,7 @@ const PREFIX = 'tool_calls\n';
 const textOf = (row: string) => `${PREFIX}${row}`;
 
 type BundleVersion = ProofBundle['calls'][number]['canonical_version'];
-const isVersion = (v: number): v is BundleVersion => v === 1 || v === 2;
+const isVersion = (v: number): v is BundleVersion => CANONICAL_VERSIONS.includes(v);
 
 /** The entry hash of a call's canonical text in `version` (2: the bytes of the values the text holds). */
 function entryHashOf(text: string, version: number): Buffer {
