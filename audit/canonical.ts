@@ -321,6 +321,30 @@ export function selectList(spec: TableSpec): string {
 }
 
 /** Index of a column in the spec (for the id and time of a row read as an array). */
+/**
+ * The SQL expression of a row's version 2 bytes after the table line: ClickHouse's own `formatRow('RowBinary', ...)`
+ * of the spec's columns, maps key-sorted and times as Int64 nanoseconds. Lets verify have the server hash the rows
+ * it stores; test/integration/audit/canonical-v2.test.ts holds it to `rowBytes`.
+ */
+export function rowBinarySql(spec: TableSpec): string {
+  const list = spec.columns.map(([name, type]) => {
+    const col = `\`${name}\``;
+    switch (type) {
+      case 'map':
+        return `mapSort(${col})`;
+      case 'maps':
+        return `arrayMap(m -> mapSort(m), ${col})`;
+      case 'time':
+        return `toUnixTimestamp64Nano(${col})`;
+      case 'times':
+        return `arrayMap(t -> toUnixTimestamp64Nano(t), ${col})`;
+      default:
+        return col;
+    }
+  });
+  return `formatRow('RowBinary', ${list.join(', ')})`;
+}
+
 export function columnIndex(spec: TableSpec, name: string): number {
   const i = spec.columns.findIndex(([n]) => n === name);
   if (i < 0) throw new Error(`${spec.table} spec has no column ${name}`);

@@ -30,7 +30,7 @@ export function createVerifyOptions(env: NodeJS.ProcessEnv): { key?: string } {
 export function renderVerifyText(r: VerifyReport): string {
   const out: string[] = [];
   out.push(
-    `${r.ok ? 'VERIFIED' : 'FAILED'}: ${r.tenant ? `tenant ${r.tenant}` : 'all tenants'}, ${r.from} -> ${r.to}; ${r.checked.hours} hour(s), ${r.checked.digest_records} digest record(s), ${r.checked.rows} row(s) compared; signatures ${r.signatures_checked ? 'checked' : 'NOT checked'}`,
+    `${r.ok ? 'VERIFIED' : 'FAILED'}: ${r.tenant ? `tenant ${r.tenant}` : 'all tenants'}, ${r.from} -> ${r.to}; ${r.checked.hours} hour(s), ${r.checked.digest_records} digest record(s), ${r.checked.rows} row(s) compared${r.checked.rows_hashed_here > 0 ? ` (${r.checked.rows_hashed_here} re-hashed here)` : ''}; signatures ${r.signatures_checked ? 'checked' : 'NOT checked'}`,
   );
   if (r.issues.length) {
     out.push('', `${r.issues.length} issue(s):`);

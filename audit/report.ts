@@ -133,6 +133,12 @@ export const VerifyReportSchema = z
       hours: z.number().int(),
       digest_records: z.number().int(),
       rows: z.number().int().describe('digest entries compared (a span’s warning rows count as one)'),
+      rows_hashed_here: z
+        .number()
+        .int()
+        .describe(
+          'of those, entries verify re-hashed from the rows’ values (version 1, or no match among the hashes ClickHouse computed in version 2)',
+        ),
     }),
     issues: z.array(VerifyIssueSchema),
     backfill: z.array(BackfillSchema).describe('late arrivals: not failures, shown explicitly'),

@@ -126,7 +126,12 @@ export async function verifyDigests(
     from: isoOf(fromS),
     to: isoOf(toS),
     signatures_checked: Boolean(options.key),
-    checked: { hours: hours.length, digest_records: counts.digestRecords, rows: counts.rows },
+    checked: {
+      hours: hours.length,
+      digest_records: counts.digestRecords,
+      rows: counts.rows,
+      rows_hashed_here: counts.hashedHere,
+    },
     issues,
     backfill,
     expired: expired.list(),

@@ -30,7 +30,7 @@ export async function verifyRange(
         from: o.from.toISOString(),
         to: o.to.toISOString(),
         signatures_checked: false,
-        checked: { hours: 0, digest_records: 0, rows: 0 },
+        checked: { hours: 0, digest_records: 0, rows: 0, rows_hashed_here: 0 },
         issues: [],
         backfill: [],
         expired: [],

@@ -5,34 +5,13 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { canonicalValues, rowBytes, selectList, TABLE_SPECS, type TableSpec } from '../../../audit/canonical.ts';
+import { canonicalValues, rowBinarySql, rowBytes, selectList, TABLE_SPECS } from '../../../audit/canonical.ts';
 import { flatten } from '../../../ingest/flatten.ts';
 import { createClickHouseWriter } from '../../../ingest/writer.ts';
 import { decodeExportTraceServiceRequest, encodeExportTraceServiceRequest } from '../../../platform/otlp/index.ts';
 import { stampTenant } from '../../../testkit/ingest.ts';
 import { freshDatabase, type TestDatabase, uniqueName } from '../../../testkit/services.ts';
 import { plainRequest, prng, randomRequest } from '../../unit/ingest/otlp-payloads.ts';
-
-/** The spec's columns as RowBinary must carry them to equal version 2: maps key-sorted, times as Int64 nanoseconds. */
-function binaryList(spec: TableSpec): string {
-  return spec.columns
-    .map(([name, type]) => {
-      const col = `\`${name}\``;
-      switch (type) {
-        case 'map':
-          return `mapSort(${col})`;
-        case 'maps':
-          return `arrayMap(m -> mapSort(m), ${col})`;
-        case 'time':
-          return `toUnixTimestamp64Nano(${col})`;
-        case 'times':
-          return `arrayMap(t -> toUnixTimestamp64Nano(t), ${col})`;
-        default:
-          return col;
-      }
-    })
-    .join(', ');
-}
 
 describe('canonical version 2', () => {
   let db: TestDatabase;
@@ -54,7 +33,7 @@ describe('canonical version 2', () => {
   for (const spec of TABLE_SPECS) {
     it(`writes each ${spec.table} row as ClickHouse's RowBinary of its canonical columns`, async () => {
       const rs = await db.ch.query({
-        query: `SELECT ${selectList(spec)}, hex(formatRow('RowBinary', ${binaryList(spec)}))
+        query: `SELECT ${selectList(spec)}, hex(${rowBinarySql(spec)})
                 FROM {db:Identifier}.{table:Identifier} WHERE \`${spec.tenant}\` = {tenant:String}`,
         query_params: { db: db.database, table: spec.table, tenant },
         format: 'JSONCompactEachRow',

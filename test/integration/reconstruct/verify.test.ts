@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import type { ReadableSpan } from '@opentelemetry/sdk-trace';
+import { InMemorySpanExporter, type ReadableSpan, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { createDigestRecorder, type DigestRecorder } from '../../../audit/recorder.ts';
 import { type VerifyReport, VerifyReportSchema } from '../../../audit/report.ts';
 import { verifyDigests } from '../../../audit/verify.ts';
@@ -73,6 +73,7 @@ describe('tamper evidence: rows recorded by the writer (the log, or digest recor
     // 5 tool calls + 1 root span + the warning group of one call
     assert.equal(r.checked.rows, rows.toolCalls.length + rows.spans.length + 1);
     assert.equal(r.checked.digest_records, 1, 'one batch logged in that hour');
+    assert.equal(r.checked.rows_hashed_here, 0, 'every row matched the hash ClickHouse computed');
     assert.deepEqual(r.backfill, []);
     assert.deepEqual(r.chains, [], 'the log keeps no digest chain: its checkpoints are checked by verifyRange');
   });
@@ -105,6 +106,7 @@ describe('tamper evidence: rows recorded by the writer (the log, or digest recor
     assert.deepEqual(r.issues, []);
     const rows = (x: typeof before) => x.toolCalls.length + x.spans.length + 1;
     assert.equal(r.checked.rows, rows(before) + rows(after));
+    assert.equal(r.checked.rows_hashed_here, rows(before), 'the version 1 rows, encoded here');
     const victim = s.callSpan[1]!;
     await db.ch.command({
       query: `ALTER TABLE ${db.database}.tool_calls UPDATE result_complete = NOT result_complete WHERE tenant = {tenant:String} AND span_id = {span:String}`,
@@ -112,6 +114,24 @@ describe('tamper evidence: rows recorded by the writer (the log, or digest recor
       clickhouse_settings: { mutations_sync: '2' },
     });
     assert.deepEqual(kinds(await verify(db, tenant, s)), [`row_changed:tool_calls:${victim}`]);
+  });
+
+  it('re-hashes a row here when the hash ClickHouse computed does not match, and passes it if its values still do', async () => {
+    const tenant = uniqueName('t');
+    const s = runScenario(uniqueName('sess'));
+    const exporter = new InMemorySpanExporter();
+    const provider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
+    // Version 2 sorts map keys as JavaScript does (UTF-16 units: a surrogate pair, 0xD83D.., before U+E000);
+    // ClickHouse's mapSort by UTF-8 bytes puts U+E000 (EE ..) first. The server's hash of this row cannot match.
+    provider
+      .getTracer('verify-test')
+      .startSpan('plan', { startTime: s.startMs + 10_000, attributes: { '\uE000 key': 'a', '\u{1F600} key': 'b' } })
+      .end(s.startMs + 11_000);
+    const rows = await ingest(db, [...s.spans, ...exporter.getFinishedSpans()], tenant, recorder(db, s));
+    const r = await verify(db, tenant, s);
+    assert.deepEqual(r.issues, []);
+    assert.equal(r.checked.rows, rows.toolCalls.length + rows.spans.length + 1);
+    assert.equal(r.checked.rows_hashed_here, 1, 'the span whose keys ClickHouse sorts otherwise');
   });
 
   it('names entries hashed in a canonical version it does not know, instead of reporting their rows changed or added', async () => {
