@@ -76,11 +76,6 @@ export class LogAppender {
     return loading;
   }
 
-  /** Reads the trees of these tenants back from the store if not known yet (the recorder starts it early). */
-  async load(tenants: readonly string[]): Promise<void> {
-    await Promise.all(tenants.map((t) => this.state(t)));
-  }
-
   /**
    * Appends each tenant's runs to its tree: every tenant's tiles and entries in one insert, then the checkpoints due
    * (each signed only once the tiles it covers are stored).
