@@ -100,6 +100,9 @@ async function storedCopies(
   return out;
 }
 
+/** The canonical version serverHashes computes. */
+const SERVER_VERSION = 2;
+
 /**
  * The current rows of one (tenant, hour) as ClickHouse hashes them in canonical version 2: (table, id) -> the entry
  * hash of each stored copy (a span's warning rows of that hour: one group). The server walks and hashes the rows
@@ -372,13 +375,13 @@ async function verifyHour(
   // Version 2 entries are matched against the hashes ClickHouse computes of its rows. A row recorded only in version
   // 1, or a copy whose server hash matches none (a changed row, or a map ClickHouse sorts differently), is judged
   // from its values, encoded here: verify says how many rows that was (checked.rows_hashed_here).
-  const fast = [...expected.values()].some((x) => x.versions.has(2))
+  const fast = [...expected.values()].some((x) => x.versions.has(SERVER_VERSION))
     ? await serverHashes(ch, db, h.tenant, hour)
     : undefined;
   const here: [string, Expected][] = [];
   for (const [k, x] of expected) {
     const copies = fast?.get(k);
-    if (fast && (copies === undefined || (x.versions.has(2) && copies.every((c) => x.hashes.has(c)))))
+    if (fast && (copies === undefined || (x.versions.has(SERVER_VERSION) && copies.every((c) => x.hashes.has(c)))))
       judge(k, x, copies?.length ?? 0, true);
     else here.push([k, x]);
   }
