@@ -320,7 +320,6 @@ export function selectList(spec: TableSpec): string {
     .join(', ');
 }
 
-/** Index of a column in the spec (for the id and time of a row read as an array). */
 /**
  * The SQL expression of a row's version 2 bytes after the table line: ClickHouse's own `formatRow('RowBinary', ...)`
  * of the spec's columns, maps key-sorted and times as Int64 nanoseconds. Lets verify have the server hash the rows
@@ -345,6 +344,7 @@ export function rowBinarySql(spec: TableSpec): string {
   return `formatRow('RowBinary', ${list.join(', ')})`;
 }
 
+/** Index of a column in the spec (for the id and time of a row read as an array). */
 export function columnIndex(spec: TableSpec, name: string): number {
   const i = spec.columns.findIndex(([n]) => n === name);
   if (i < 0) throw new Error(`${spec.table} spec has no column ${name}`);
